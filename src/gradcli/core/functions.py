@@ -1,0 +1,274 @@
+"""Every built-in function, importable from here as from ``dezero.functions``.
+
+The elementwise table below is the one place a new function is added: one
+``elementwise(...)`` call makes its ``Function`` class, its wrapper and its
+registry entry, and the grammar, completion, ``:help`` and the tests follow.
+Derivatives are written in core operations, so they differentiate again.
+"""
+
+from __future__ import annotations
+
+import builtins
+import math
+from typing import Any
+
+import numpy as np
+
+from ..errors import MathError
+from .backend import get_array_module
+from .graph import Constant, Function, Variable, as_variable
+from .ops import (
+    MAX_ELEMENTS,
+    Add,
+    BroadcastTo,
+    Div,
+    GetItem,
+    GetItemGrad,
+    MatMul,
+    Max,
+    Min,
+    Mul,
+    Neg,
+    Pow,
+    Reshape,
+    Sub,
+    Sum,
+    SumTo,
+    Transpose,
+    add,
+    broadcast_to,
+    check_size,
+    div,
+    get_item,
+    matmul,
+    max,
+    mean,
+    min,
+    mul,
+    neg,
+    pow,
+    reshape,
+    square,
+    sub,
+    sum,
+    sum_to,
+    transpose,
+)
+from .registry import REGISTRY, Builtin, elementwise, lookup, register
+
+_LN2 = math.log(2.0)
+_LN10 = math.log(10.0)
+
+
+def _sign(x: Variable) -> Variable:
+    # A Constant: the derivative of sign is 0 wherever it exists.
+    return Constant(get_array_module(x.data).sign(x.data))
+
+
+def _sigmoid_forward(xp: Any, x: Any) -> Any:
+    # tanh form: no overflow warning for large |x|, unlike 1 / (1 + exp(-x)).
+    return xp.tanh(x * 0.5) * 0.5 + 0.5
+
+
+# name, forward, derivative dy/dx given (x, y), doc, safe domain, SymPy reference
+exp = elementwise(
+    "exp", forward="exp", derivative=lambda x, y: y,
+    doc="exponential e**x", domain=(-3.0, 3.0), reference="exp(x)",
+)
+log = elementwise(
+    "log", forward="log", derivative=lambda x, y: 1 / x,
+    doc="natural logarithm", domain=(0.1, 5.0), reference="log(x)",
+)
+log2 = elementwise(
+    "log2", forward="log2", derivative=lambda x, y: 1 / (x * _LN2),
+    doc="base-2 logarithm", domain=(0.1, 5.0), reference="log(x, 2)",
+)
+log10 = elementwise(
+    "log10", forward="log10", derivative=lambda x, y: 1 / (x * _LN10),
+    doc="base-10 logarithm", domain=(0.1, 5.0), reference="log(x, 10)",
+)
+sqrt = elementwise(
+    "sqrt", forward="sqrt", derivative=lambda x, y: 0.5 / y,
+    doc="square root", domain=(0.1, 5.0), reference="sqrt(x)",
+)
+sin = elementwise(
+    "sin", forward="sin", derivative=lambda x, y: cos(x),
+    doc="sine (radians)", domain=(-3.0, 3.0), reference="sin(x)",
+)
+cos = elementwise(
+    "cos", forward="cos", derivative=lambda x, y: -sin(x),
+    doc="cosine (radians)", domain=(-3.0, 3.0), reference="cos(x)",
+)
+tan = elementwise(
+    "tan", forward="tan", derivative=lambda x, y: 1 + y * y,
+    doc="tangent (radians)", domain=(-1.2, 1.2), reference="tan(x)",
+)
+asin = elementwise(
+    "asin", forward="arcsin", derivative=lambda x, y: (1 - x * x) ** -0.5,
+    doc="inverse sine", domain=(-0.9, 0.9), reference="asin(x)",
+)
+acos = elementwise(
+    "acos", forward="arccos", derivative=lambda x, y: -((1 - x * x) ** -0.5),
+    doc="inverse cosine", domain=(-0.9, 0.9), reference="acos(x)",
+)
+atan = elementwise(
+    "atan", forward="arctan", derivative=lambda x, y: 1 / (1 + x * x),
+    doc="inverse tangent", domain=(-3.0, 3.0), reference="atan(x)",
+)
+sinh = elementwise(
+    "sinh", forward="sinh", derivative=lambda x, y: cosh(x),
+    doc="hyperbolic sine", domain=(-3.0, 3.0), reference="sinh(x)",
+)
+cosh = elementwise(
+    "cosh", forward="cosh", derivative=lambda x, y: sinh(x),
+    doc="hyperbolic cosine", domain=(-3.0, 3.0), reference="cosh(x)",
+)
+tanh = elementwise(
+    "tanh", forward="tanh", derivative=lambda x, y: 1 - y * y,
+    doc="hyperbolic tangent", domain=(-3.0, 3.0), reference="tanh(x)",
+)
+asinh = elementwise(
+    "asinh", forward="arcsinh", derivative=lambda x, y: (x * x + 1) ** -0.5,
+    doc="inverse hyperbolic sine", domain=(-3.0, 3.0), reference="asinh(x)",
+)
+acosh = elementwise(
+    "acosh", forward="arccosh", derivative=lambda x, y: (x * x - 1) ** -0.5,
+    doc="inverse hyperbolic cosine", domain=(1.1, 5.0), reference="acosh(x)",
+)
+atanh = elementwise(
+    "atanh", forward="arctanh", derivative=lambda x, y: 1 / (1 - x * x),
+    doc="inverse hyperbolic tangent", domain=(-0.9, 0.9), reference="atanh(x)",
+)
+abs = elementwise(
+    "abs", forward="abs", derivative=lambda x, y: _sign(x),
+    doc="absolute value", domain=(0.2, 3.0), reference="Abs(x)",
+)
+sigmoid = elementwise(
+    "sigmoid", forward=_sigmoid_forward, derivative=lambda x, y: y * (1 - y),
+    doc="logistic sigmoid 1/(1+e**-x)", domain=(-4.0, 4.0), reference="1/(1 + exp(-x))",
+)
+
+Exp, Log, Log2, Log10, Sqrt = (REGISTRY[n].function for n in ("exp", "log", "log2", "log10", "sqrt"))
+Sin, Cos, Tan, Asin, Acos, Atan = (
+    REGISTRY[n].function for n in ("sin", "cos", "tan", "asin", "acos", "atan")
+)
+Sinh, Cosh, Tanh, Asinh, Acosh, Atanh = (
+    REGISTRY[n].function for n in ("sinh", "cosh", "tanh", "asinh", "acosh", "atanh")
+)
+Abs, Sigmoid = REGISTRY["abs"].function, REGISTRY["sigmoid"].function
+
+
+# --- the other built-ins: reductions, shapes, linear algebra, constructors -------
+
+
+def _int(v: Any, fname: str, what: str) -> int:
+    """A Python int from a scalar argument, or a MathError naming the function."""
+    data = getattr(v, "data", v)
+    try:
+        f = float(data)
+    except (TypeError, ValueError):
+        raise MathError(f"{fname}: {what} must be a whole number, got an array") from None
+    if not math.isfinite(f) or f != int(f):
+        raise MathError(f"{fname}: {what} must be a whole number, got {f:g}")
+    return int(f)
+
+
+def _shape(args: tuple[Any, ...], fname: str) -> tuple[int, ...]:
+    """A shape from ``(2, 3)`` written as separate arguments or one array ``[2, 3]``."""
+    if len(args) == 1:
+        data = getattr(args[0], "data", args[0])
+        if np.ndim(data) == 1:
+            args = tuple(data.tolist())
+    shape = tuple(_int(a, fname, "a dimension") for a in args)
+    if any(n < 0 for n in shape):
+        raise MathError(f"{fname}: dimensions must not be negative, got {shape}")
+    check_size(shape, fname)
+    return shape
+
+
+def _axis(args: tuple[Any, ...], fname: str) -> int | None:
+    return _int(args[0], fname, "axis") if args else None
+
+
+def _dtype_of(*vs: Any) -> Any:
+    for v in vs:
+        dt = getattr(getattr(v, "data", v), "dtype", None)
+        if dt is not None and dt.kind == "f":
+            return dt
+    return np.float64
+
+
+def linspace(a: Any, b: Any, n: Any) -> Variable:
+    """n evenly spaced points from a to b; differentiable in a and b."""
+    a, b = as_variable(a), as_variable(b)
+    count = _int(n, "linspace", "n")
+    if count < 0:
+        raise MathError(f"linspace: n must not be negative, got {count}")
+    check_size((count,), "linspace")
+    xp = get_array_module(a.data)
+    t = Constant(xp.linspace(0.0, 1.0, count, dtype=_dtype_of(a, b)))
+    return a + (b - a) * t
+
+
+def arange(*args: Any) -> Variable:
+    """arange(stop), arange(start, stop) or arange(start, stop, step), as NumPy."""
+    vals = [float(getattr(v, "data", v)) for v in args]
+    start, stop, step = (0.0, vals[0], 1.0) if len(vals) == 1 else (*vals, 1.0)[:3]
+    if step == 0 or not all(map(math.isfinite, (start, stop, step))):
+        raise MathError("arange: start, stop and step must be finite and step nonzero")
+    count = builtins.max(0, math.ceil((stop - start) / step))
+    check_size((count,), "arange")
+    xp = get_array_module(getattr(args[0], "data", args[0]))
+    return Constant(xp.arange(start, stop, step, dtype=_dtype_of(*args)))
+
+
+def zeros(*shape: Any) -> Variable:
+    xp = get_array_module(getattr(shape[0], "data", shape[0]))
+    return Constant(xp.zeros(_shape(shape, "zeros"), dtype=_dtype_of(*shape)))
+
+
+def ones(*shape: Any) -> Variable:
+    xp = get_array_module(getattr(shape[0], "data", shape[0]))
+    return Constant(xp.ones(_shape(shape, "ones"), dtype=_dtype_of(*shape)))
+
+
+def _register(
+    name: str, signature: str, doc: str, call: Any, lo: int, hi: int | None, kind: str
+) -> None:
+    register(Builtin(name=name, signature=signature, doc=doc, call=call,
+                     min_args=lo, max_args=hi, kind=kind))
+
+
+_register("sum", "sum(x[, axis])", "sum of the elements (along an axis)",
+          lambda x, *ax: sum(x, _axis(ax, "sum")), 1, 2, "reduction")
+_register("mean", "mean(x[, axis])", "mean of the elements (along an axis)",
+          lambda x, *ax: mean(x, _axis(ax, "mean")), 1, 2, "reduction")
+_register("max", "max(x[, axis])", "largest element (along an axis)",
+          lambda x, *ax: max(x, _axis(ax, "max")), 1, 2, "reduction")
+_register("min", "min(x[, axis])", "smallest element (along an axis)",
+          lambda x, *ax: min(x, _axis(ax, "min")), 1, 2, "reduction")
+_register("reshape", "reshape(x, shape...)", "the same elements in a new shape",
+          lambda x, *s: reshape(x, _shape(s, "reshape")), 2, None, "shape")
+_register("transpose", "transpose(x)", "reverse the axes (rows become columns)",
+          lambda x: transpose(x), 1, 1, "shape")
+_register("matmul", "matmul(a, b)", "matrix product, the same as a @ b",
+          matmul, 2, 2, "linalg")
+_register("linspace", "linspace(a, b, n)", "n evenly spaced points from a to b",
+          linspace, 3, 3, "constructor")
+_register("arange", "arange([start,] stop[, step])", "evenly stepped values in [start, stop)",
+          arange, 1, 3, "constructor")
+_register("zeros", "zeros(shape...)", "an array of zeros", zeros, 1, None, "constructor")
+_register("ones", "ones(shape...)", "an array of ones", ones, 1, None, "constructor")
+
+
+__all__ = [
+    "REGISTRY", "Builtin", "lookup", "Function", "Variable", "MAX_ELEMENTS",
+    "Add", "Sub", "Mul", "Div", "Neg", "Pow", "Reshape", "Transpose", "Sum", "SumTo",
+    "BroadcastTo", "MatMul", "GetItem", "GetItemGrad", "Max", "Min",
+    "add", "sub", "mul", "div", "neg", "pow", "square", "reshape", "transpose", "sum",
+    "broadcast_to", "sum_to", "matmul", "get_item", "max", "min", "mean",
+    "linspace", "arange", "zeros", "ones",
+    *(name for name, b in REGISTRY.items() if b.kind == "elementwise"),
+    "Exp", "Log", "Log2", "Log10", "Sqrt", "Sin", "Cos", "Tan", "Asin", "Acos", "Atan",
+    "Sinh", "Cosh", "Tanh", "Asinh", "Acosh", "Atanh", "Abs", "Sigmoid",
+]

@@ -1,0 +1,529 @@
+"""Arithmetic, broadcasting and shape operations (DeZero steps 1-40).
+
+Every backward is written in these same operations, so a gradient is itself a
+graph that can be differentiated again (``create_graph=True``).
+"""
+
+from __future__ import annotations
+
+import builtins
+from typing import Any
+
+import numpy as np
+
+from ..errors import LimitError, ShapeError
+from .backend import get_array_module
+from .graph import Constant, Function, Variable, as_variable
+
+MAX_ELEMENTS = 10_000_000
+"""The largest array any operation may create (80 MB of float64)."""
+
+
+def check_size(shape: tuple[int, ...], what: str) -> None:
+    size = 1
+    for n in shape:
+        size *= n
+    if size > MAX_ELEMENTS:
+        raise LimitError(
+            f"{what}: result of shape {shape} has {size:,} elements; "
+            f"the limit is {MAX_ELEMENTS:,}"
+        )
+
+
+def _operand(c: Any, like: Variable) -> Any:
+    """Wrap a non-Variable operand, keeping a float Variable's dtype (NEP 50)."""
+    if isinstance(c, Variable):
+        return c
+    xp = get_array_module(like.data)
+    dtype = like.data.dtype
+    if isinstance(c, (int, float)) and dtype.kind == "f":
+        return Constant(xp.asarray(c, dtype=dtype))
+    return Constant(xp.asarray(c))
+
+
+def _broadcast_shape(s0: tuple[int, ...], s1: tuple[int, ...], op: str) -> None:
+    try:
+        shape = np.broadcast_shapes(s0, s1)
+    except ValueError:
+        raise ShapeError(f"shapes {s0} and {s1} do not broadcast together for '{op}'") from None
+    check_size(shape, f"'{op}'")
+
+
+class _Binary(Function):
+    """An elementwise binary op that broadcasts and sums gradients back to shape."""
+
+    op_name = "?"
+
+    def __call__(self, x0: Any, x1: Any) -> Any:
+        s0, s1 = getattr(x0, "shape", ()), getattr(x1, "shape", ())
+        if s0 != s1:
+            _broadcast_shape(s0, s1, self.op_name)
+        self.x0_shape, self.x1_shape = s0, s1
+        return Function.__call__(self, x0, x1)
+
+    def _fit(self, gx0: Any, gx1: Any) -> tuple[Any, Any]:
+        if self.x0_shape != self.x1_shape:
+            if gx0 is not None:
+                gx0 = sum_to(gx0, self.x0_shape)
+            if gx1 is not None:
+                gx1 = sum_to(gx1, self.x1_shape)
+        return gx0, gx1
+
+
+class Add(_Binary):
+    op_name = "+"
+
+    def forward(self, x0: Any, x1: Any) -> Any:
+        return x0 + x1
+
+    def backward(self, gy: Variable) -> tuple[Any, Any]:
+        return self._fit(gy, gy)
+
+
+class Sub(_Binary):
+    op_name = "-"
+
+    def forward(self, x0: Any, x1: Any) -> Any:
+        return x0 - x1
+
+    def backward(self, gy: Variable) -> tuple[Any, Any]:
+        return self._fit(gy, -gy)
+
+
+class Mul(_Binary):
+    op_name = "*"
+
+    def forward(self, x0: Any, x1: Any) -> Any:
+        return x0 * x1
+
+    def backward(self, gy: Variable) -> tuple[Any, Any]:
+        x0, x1 = self.inputs
+        gx0 = None if type(x0) is Constant else gy * x1
+        gx1 = None if type(x1) is Constant else gy * x0
+        return self._fit(gx0, gx1)
+
+
+class Div(_Binary):
+    op_name = "/"
+
+    def forward(self, x0: Any, x1: Any) -> Any:
+        return x0 / x1
+
+    def backward(self, gy: Variable) -> tuple[Any, Any]:
+        x0, x1 = self.inputs
+        gx0 = None if type(x0) is Constant else gy / x1
+        gx1 = None if type(x1) is Constant else gy * (-x0 / x1**2)
+        return self._fit(gx0, gx1)
+
+
+class Neg(Function):
+    op_name = "-"
+
+    def forward(self, x: Any) -> Any:
+        return -x
+
+    def backward(self, gy: Variable) -> Variable:
+        return -gy
+
+
+class Pow(Function):
+    """``x ** c`` for a constant ``c`` (DeZero's form), or ``x0 ** x1`` for two Variables.
+
+    Integer exponents differentiate exactly: the derivative of ``x ** 1`` is the
+    constant 1 and of ``x ** 0`` is nothing at all, so repeated backprop of
+    ``x ** 2`` at 0 gives 2 then 0, never ``0 * inf``.
+    """
+
+    op_name = "**"
+
+    def __init__(self, c: Any = None) -> None:
+        self.c = c
+
+    def __call__(self, *inputs: Any) -> Any:
+        if len(inputs) == 2:
+            s0, s1 = getattr(inputs[0], "shape", ()), getattr(inputs[1], "shape", ())
+            if s0 != s1:
+                _broadcast_shape(s0, s1, "**")
+            self.x0_shape, self.x1_shape = s0, s1
+        return Function.__call__(self, *inputs)
+
+    def forward(self, x: Any, *exponent: Any) -> Any:
+        if self.c is None:
+            return x ** exponent[0]
+        return x**self.c
+
+    def backward(self, gy: Variable) -> Any:
+        if self.c is not None:
+            (x,) = self.inputs
+            return gy * (self.c * _pow_const(x, self.c - 1))
+        x0, x1 = self.inputs
+        gx0 = None if type(x0) is Constant else gy * x1 * x0 ** (x1 - 1)
+        gx1 = None
+        if type(x1) is not Constant:
+            from .functions import log  # noqa: PLC0415 - functions imports ops
+
+            gx1 = gy * self.outputs[0]() * log(x0)
+        if self.x0_shape != self.x1_shape:
+            gx0 = None if gx0 is None else sum_to(gx0, self.x0_shape)
+            gx1 = None if gx1 is None else sum_to(gx1, self.x1_shape)
+        return gx0, gx1
+
+
+def _is_integer(c: Any) -> bool:
+    try:
+        return float(c) == int(c)
+    except (TypeError, ValueError, OverflowError):
+        return False
+
+
+def _pow_const(x: Variable, c: Any) -> Any:
+    """x ** c with exact shortcuts for the powers that end a derivative chain."""
+    if _is_integer(c):
+        if c == 0:
+            return Constant(get_array_module(x.data).ones_like(x.data))
+        if c == 1:
+            return x
+    return Pow(c)(x)
+
+
+def add(x0: Any, x1: Any) -> Variable:
+    x0 = as_variable(x0)
+    return Add()(x0, _operand(x1, x0))
+
+
+def sub(x0: Any, x1: Any) -> Variable:
+    x0 = as_variable(x0)
+    return Sub()(x0, _operand(x1, x0))
+
+
+def rsub(x0: Variable, x1: Any) -> Variable:
+    return Sub()(_operand(x1, x0), x0)
+
+
+def mul(x0: Any, x1: Any) -> Variable:
+    x0 = as_variable(x0)
+    return Mul()(x0, _operand(x1, x0))
+
+
+def div(x0: Any, x1: Any) -> Variable:
+    x0 = as_variable(x0)
+    return Div()(x0, _operand(x1, x0))
+
+
+def rdiv(x0: Variable, x1: Any) -> Variable:
+    return Div()(_operand(x1, x0), x0)
+
+
+def neg(x: Any) -> Variable:
+    return Neg()(x)
+
+
+def pow(x: Any, c: Any) -> Variable:
+    """``x ** c``; ``c`` may be a number or a Variable (``x ** x``, ``2 ** x``)."""
+    x = as_variable(x)
+    if isinstance(c, Variable):
+        return Pow()(x, c)
+    if isinstance(c, np.ndarray) and c.ndim > 0:
+        return Pow()(x, _operand(c, x))
+    return Pow(c.item() if hasattr(c, "item") else c)(x)
+
+
+def rpow(x: Variable, base: Any) -> Variable:
+    return Pow()(_operand(base, x), x)
+
+
+def square(x: Any) -> Variable:
+    return pow(x, 2)
+
+
+# --- shapes --------------------------------------------------------------------
+
+
+class Reshape(Function):
+    def __init__(self, shape: tuple[int, ...]) -> None:
+        self.shape = shape
+
+    def forward(self, x: Any) -> Any:
+        self.x_shape = x.shape
+        try:
+            return x.reshape(self.shape)
+        except ValueError:
+            raise ShapeError(
+                f"cannot reshape an array of shape {x.shape} into shape {self.shape}"
+            ) from None
+
+    def backward(self, gy: Variable) -> Variable:
+        return reshape(gy, self.x_shape)
+
+
+def reshape(x: Any, shape: Any) -> Variable:
+    x = as_variable(x)
+    if isinstance(shape, int):
+        shape = (shape,)
+    shape = tuple(shape)
+    if x.shape == shape:
+        return x
+    return Reshape(shape)(x)
+
+
+class Transpose(Function):
+    def __init__(self, axes: Any = None) -> None:
+        self.axes = axes
+
+    def forward(self, x: Any) -> Any:
+        try:
+            return x.transpose(self.axes)
+        except ValueError:
+            raise ShapeError(
+                f"axes {self.axes} do not fit an array of shape {x.shape}"
+            ) from None
+
+    def backward(self, gy: Variable) -> Variable:
+        if self.axes is None:
+            return transpose(gy)
+        inv_axes = tuple(np.argsort([ax % len(self.axes) for ax in self.axes]))
+        return transpose(gy, inv_axes)
+
+
+def transpose(x: Any, axes: Any = None) -> Variable:
+    return Transpose(axes)(x)
+
+
+def _reduced_gy(gy: Variable, x_shape: tuple[int, ...], axis: Any, keepdims: bool) -> Variable:
+    """Reshape a reduction's gradient so it broadcasts back over ``x_shape``."""
+    ndim = len(x_shape)
+    if ndim == 0 or keepdims or axis is None and gy.ndim == ndim:
+        return gy
+    if axis is None:
+        shape = (1,) * ndim
+    else:
+        axes = (axis,) if isinstance(axis, int) else axis
+        axes = sorted(a % ndim for a in axes)
+        shape = list(gy.shape)
+        for a in axes:
+            shape.insert(a, 1)
+        shape = tuple(shape)
+    return reshape(gy, shape)
+
+
+class Sum(Function):
+    def __init__(self, axis: Any = None, keepdims: bool = False) -> None:
+        self.axis = axis
+        self.keepdims = keepdims
+
+    def forward(self, x: Any) -> Any:
+        self.x_shape = x.shape
+        try:
+            return x.sum(axis=self.axis, keepdims=self.keepdims)
+        except (ValueError, np.exceptions.AxisError) as exc:
+            raise ShapeError(f"sum over axis {self.axis} of shape {x.shape}: {exc}") from None
+
+    def backward(self, gy: Variable) -> Variable:
+        gy = _reduced_gy(gy, self.x_shape, self.axis, self.keepdims)
+        return broadcast_to(gy, self.x_shape)
+
+
+def sum(x: Any, axis: Any = None, keepdims: bool = False) -> Variable:
+    return Sum(axis, keepdims)(x)
+
+
+class BroadcastTo(Function):
+    def __init__(self, shape: tuple[int, ...]) -> None:
+        self.shape = tuple(shape)
+
+    def forward(self, x: Any) -> Any:
+        self.x_shape = x.shape
+        xp = get_array_module(x)
+        try:
+            return xp.broadcast_to(x, self.shape)
+        except ValueError:
+            raise ShapeError(f"cannot broadcast shape {x.shape} to {self.shape}") from None
+
+    def backward(self, gy: Variable) -> Variable:
+        return sum_to(gy, self.x_shape)
+
+
+def broadcast_to(x: Any, shape: tuple[int, ...]) -> Variable:
+    x = as_variable(x)
+    if x.shape == tuple(shape):
+        return x
+    check_size(tuple(shape), "broadcast_to")
+    return BroadcastTo(shape)(x)
+
+
+def _sum_to_data(x: Any, shape: tuple[int, ...]) -> Any:
+    ndim = len(shape)
+    lead = x.ndim - ndim
+    lead_axis = tuple(range(lead))
+    axis = tuple(i + lead for i, sx in enumerate(shape) if sx == 1)
+    y = x.sum(lead_axis + axis, keepdims=True)
+    if lead > 0:
+        y = y.squeeze(lead_axis)
+    return y
+
+
+class SumTo(Function):
+    def __init__(self, shape: tuple[int, ...]) -> None:
+        self.shape = tuple(shape)
+
+    def forward(self, x: Any) -> Any:
+        self.x_shape = x.shape
+        return _sum_to_data(x, self.shape)
+
+    def backward(self, gy: Variable) -> Variable:
+        return broadcast_to(gy, self.x_shape)
+
+
+def sum_to(x: Any, shape: tuple[int, ...]) -> Variable:
+    x = as_variable(x)
+    if x.shape == tuple(shape):
+        return x
+    return SumTo(shape)(x)
+
+
+class MatMul(Function):
+    op_name = "@"
+
+    def forward(self, x: Any, W: Any) -> Any:
+        try:
+            return x @ W
+        except ValueError:
+            raise ShapeError(
+                f"shapes {x.shape} and {W.shape} do not fit for '@' (matrix product)"
+            ) from None
+
+    def backward(self, gy: Variable) -> tuple[Any, Any]:
+        x, W = self.inputs
+        nx, nw = x.ndim, W.ndim
+        if nx == 0 or nw == 0:  # the forward raised already; kept for clarity
+            raise ShapeError("'@' needs arrays, not scalars")
+        if nx == 1 and nw == 1:
+            gx, gW = gy * W, gy * x
+        elif nx == 1:
+            gx = matmul(W, gy)
+            gW = matmul(reshape(x, (x.shape[0], 1)), reshape(gy, (1,) + gy.shape))
+            gW = sum_to(gW, W.shape) if gW.shape != W.shape else gW
+        elif nw == 1:
+            gx = matmul(reshape(gy, gy.shape + (1,)), reshape(W, (1, W.shape[0])))
+            gW = matmul(_swap_last(x), gy)
+            gx = sum_to(gx, x.shape) if gx.shape != x.shape else gx
+            if gW.ndim > 1:
+                gW = sum_to(gW, W.shape)
+        else:
+            gx = matmul(gy, _swap_last(W))
+            gW = matmul(_swap_last(x), gy)
+            if gx.shape != x.shape:
+                gx = sum_to(gx, x.shape)
+            if gW.shape != W.shape:
+                gW = sum_to(gW, W.shape)
+        return (
+            None if type(x) is Constant else gx,
+            None if type(W) is Constant else gW,
+        )
+
+
+def _swap_last(x: Variable) -> Variable:
+    if x.ndim == 2:
+        return transpose(x)
+    axes = list(range(x.ndim))
+    axes[-1], axes[-2] = axes[-2], axes[-1]
+    return transpose(x, tuple(axes))
+
+
+def matmul(x: Any, W: Any) -> Variable:
+    if not isinstance(x, Variable):
+        W = as_variable(W)
+        x = _operand(x, W)
+    else:
+        W = _operand(W, x)
+    if x.ndim == 0 or W.ndim == 0:
+        raise ShapeError(f"'@' needs arrays, got shapes {x.shape} and {W.shape}")
+    return MatMul()(x, W)
+
+
+class GetItem(Function):
+    def __init__(self, slices: Any) -> None:
+        self.slices = slices
+
+    def forward(self, x: Any) -> Any:
+        try:
+            return x[self.slices]
+        except IndexError as exc:
+            raise ShapeError(f"index {_show_index(self.slices)} out of range for shape "
+                             f"{x.shape}: {exc}") from None
+
+    def backward(self, gy: Variable) -> Variable:
+        (x,) = self.inputs
+        return GetItemGrad(self.slices, x.shape)(gy)
+
+
+class GetItemGrad(Function):
+    def __init__(self, slices: Any, in_shape: tuple[int, ...]) -> None:
+        self.slices = slices
+        self.in_shape = in_shape
+
+    def forward(self, gy: Any) -> Any:
+        xp = get_array_module(gy)
+        gx = xp.zeros(self.in_shape, dtype=gy.dtype)
+        if xp is np:
+            np.add.at(gx, self.slices, gy)
+        else:
+            xp.add.at(gx, self.slices, gy)
+        return gx
+
+    def backward(self, ggx: Variable) -> Variable:
+        return get_item(ggx, self.slices)
+
+
+def _show_index(slices: Any) -> str:
+    return str(slices) if isinstance(slices, tuple) else f"[{slices}]"
+
+
+def get_item(x: Any, slices: Any) -> Variable:
+    return GetItem(slices)(x)
+
+
+class _Extreme(Function):
+    """max / min: the gradient flows to every element equal to the extreme (ties share)."""
+
+    reduce = "max"
+
+    def __init__(self, axis: Any = None, keepdims: bool = False) -> None:
+        self.axis = axis
+        self.keepdims = keepdims
+
+    def forward(self, x: Any) -> Any:
+        if x.size == 0:
+            raise ShapeError(f"{self.reduce} of an empty array")
+        return getattr(x, self.reduce)(axis=self.axis, keepdims=self.keepdims)
+
+    def backward(self, gy: Variable) -> Variable:
+        x = self.inputs[0]
+        y = self.outputs[0]()
+        y_data = _reduced_gy(Constant(y.data), x.shape, self.axis, self.keepdims).data
+        gy = _reduced_gy(gy, x.shape, self.axis, self.keepdims)
+        cond = Constant((x.data == y_data).astype(x.data.dtype))
+        return broadcast_to(gy, x.shape) * cond
+
+
+class Max(_Extreme):
+    reduce = "max"
+
+
+class Min(_Extreme):
+    reduce = "min"
+
+
+def max(x: Any, axis: Any = None, keepdims: bool = False) -> Variable:
+    return Max(axis, keepdims)(x)
+
+
+def min(x: Any, axis: Any = None, keepdims: bool = False) -> Variable:
+    return Min(axis, keepdims)(x)
+
+
+def mean(x: Any, axis: Any = None, keepdims: bool = False) -> Variable:
+    x = as_variable(x)
+    y = sum(x, axis, keepdims)
+    n = x.size // builtins.max(y.size, 1)
+    return y / n if n else y

@@ -1,0 +1,147 @@
+"""The one registry of built-in functions.
+
+An entry holds everything the rest of gradcli needs to know about a built-in:
+the callable, its signature and one-line description (for ``:help`` and
+completion), and for elementwise functions the derivative written in core
+operations, the Taylor rule, a safe test domain and a SymPy reference used only
+by the tests. ``elementwise`` turns one such entry into a DeZero ``Function``
+subclass (named like DeZero's: ``Sin``, ``Asinh``) and its lower-case wrapper.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ..errors import ArityError, UnknownNameError
+from .backend import get_array_module
+from .graph import Function, Variable
+
+
+@dataclass(frozen=True)
+class Builtin:
+    name: str
+    signature: str  # as shown to users: "linspace(a, b, n)"
+    doc: str  # one line
+    call: Callable[..., Any]
+    min_args: int
+    max_args: int | None  # None: any number
+    kind: str  # elementwise | reduction | shape | linalg | constructor
+    function: type[Function] | None = None  # the generated class, elementwise only
+    derivative: Callable[[Variable, Variable], Variable] | None = None
+    taylor: Callable[..., Any] | None = None
+    domain: tuple[float, float] | None = None  # a safe interval for tests
+    reference: str | None = None  # SymPy text in x, for tests only
+
+    def check_arity(self, n: int) -> None:
+        lo, hi = self.min_args, self.max_args
+        if n < lo or (hi is not None and n > hi):
+            if hi == lo:
+                want = f"{lo} argument{'s' if lo != 1 else ''}"
+            elif hi is None:
+                want = f"at least {lo} argument{'s' if lo != 1 else ''}"
+            else:
+                want = f"{lo} to {hi} arguments"
+            raise ArityError(f"{self.name} takes {want}: {self.signature}; got {n}")
+
+
+REGISTRY: dict[str, Builtin] = {}
+
+
+def register(entry: Builtin) -> Builtin:
+    if entry.name in REGISTRY:
+        raise ValueError(f"built-in {entry.name!r} registered twice")
+    REGISTRY[entry.name] = entry
+    return entry
+
+
+def closest(name: str, candidates: Iterable[str]) -> str | None:
+    """The candidate most like ``name``, for "did you mean ...?" hints."""
+    match = difflib.get_close_matches(name, list(candidates), n=1, cutoff=0.6)
+    return match[0] if match else None
+
+
+def lookup(name: str) -> Builtin:
+    """The registry entry for ``name``; an UnknownNameError (a LookupError) if none."""
+    try:
+        return REGISTRY[name]
+    except KeyError:
+        hint = closest(name, REGISTRY)
+        suffix = f"; did you mean {hint}?" if hint else ""
+        raise UnknownNameError(f"unknown function '{name}'{suffix}") from None
+
+
+def elementwise(
+    name: str,
+    *,
+    forward: str | Callable[[Any, Any], Any],
+    derivative: Callable[[Variable, Variable], Variable],
+    doc: str,
+    domain: tuple[float, float],
+    reference: str,
+    taylor: Callable[..., Any] | None = None,
+    cls_name: str | None = None,
+) -> Callable[[Any], Variable]:
+    """Register an elementwise built-in; returns its wrapper (``sin(x)``).
+
+    ``forward`` is an array-module function name ("sin") or ``f(xp, x)``;
+    ``derivative(x, y)`` is dy/dx written in core operations (so it can be
+    differentiated again), given the input and the output Variables.
+    """
+    if isinstance(forward, str):
+        np_func = getattr(np, forward)
+        xp_name = forward
+
+        def _forward(self: Function, x: Any) -> Any:
+            if type(x) is np.ndarray:
+                return np_func(x)
+            return getattr(get_array_module(x), xp_name)(x)
+    else:
+        fwd = forward
+
+        def _forward(self: Function, x: Any) -> Any:
+            return fwd(get_array_module(x), x)
+
+    def _backward(self: Function, gy: Variable) -> Variable:
+        return gy * derivative(self.inputs[0], self.outputs[0]())
+
+    cls = type(
+        cls_name or name.capitalize(),
+        (Function,),
+        {
+            "__doc__": doc,
+            "__module__": "gradcli.core.functions",
+            "forward": _forward,
+            "backward": _backward,
+            "op_name": name,
+            "taylor_rule": staticmethod(taylor) if taylor else None,
+        },
+    )
+
+    def wrapper(x: Any) -> Variable:
+        return cls()(x)
+
+    wrapper.__name__ = wrapper.__qualname__ = name
+    wrapper.__doc__ = doc
+    wrapper.__module__ = "gradcli.core.functions"
+    register(
+        Builtin(
+            name=name,
+            signature=f"{name}(x)",
+            doc=doc,
+            call=wrapper,
+            min_args=1,
+            max_args=1,
+            kind="elementwise",
+            function=cls,
+            derivative=derivative,
+            taylor=taylor,
+            domain=domain,
+            reference=reference,
+        )
+    )
+    return wrapper
