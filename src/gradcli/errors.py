@@ -79,3 +79,9 @@ class DeviceError(GradcliError):
 
 class NumericWarning(UserWarning):
     """A non-finite result from finite input: gradcli's own, never NumPy's raw one."""
+
+
+class ToolMissingError(GradcliError):
+    """An external program gradcli needs (Graphviz's ``dot``) is not installed."""
+
+    kind = "device"

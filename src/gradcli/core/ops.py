@@ -30,14 +30,31 @@ def check_size(shape: tuple[int, ...], what: str) -> None:
         )
 
 
+_constants: dict[tuple[Any, ...], Constant] = {}
+
+
 def _operand(c: Any, like: Variable) -> Any:
-    """Wrap a non-Variable operand, keeping a float Variable's dtype (NEP 50)."""
+    """Wrap a non-Variable operand, keeping a float Variable's dtype (NEP 50).
+
+    Python numbers become shared read-only Constants: a chain that adds 0.001
+    a thousand times makes one array, not a thousand.
+    """
     if isinstance(c, Variable):
         return c
-    xp = get_array_module(like.data)
-    dtype = like.data.dtype
-    if isinstance(c, (int, float)) and dtype.kind == "f":
-        return Constant(xp.asarray(c, dtype=dtype))
+    data = like.data
+    if type(c) in (int, float) and type(data) is np.ndarray and data.dtype.kind == "f":
+        key = (type(c), c, data.dtype)
+        const = _constants.get(key)
+        if const is None:
+            if len(_constants) > 1024:
+                _constants.clear()
+            arr = np.array(c, dtype=data.dtype)
+            arr.flags.writeable = False
+            const = _constants[key] = Constant(arr)
+        return const
+    xp = get_array_module(data)
+    if isinstance(c, (int, float)) and data.dtype.kind == "f":
+        return Constant(xp.asarray(c, dtype=data.dtype))
     return Constant(xp.asarray(c))
 
 
@@ -54,12 +71,11 @@ class _Binary(Function):
 
     op_name = "?"
 
-    def __call__(self, x0: Any, x1: Any) -> Any:
-        s0, s1 = getattr(x0, "shape", ()), getattr(x1, "shape", ())
+    def _shapes(self, x0: Any, x1: Any) -> None:
+        s0, s1 = x0.shape, x1.shape
         if s0 != s1:
             _broadcast_shape(s0, s1, self.op_name)
         self.x0_shape, self.x1_shape = s0, s1
-        return Function.__call__(self, x0, x1)
 
     def _fit(self, gx0: Any, gx1: Any) -> tuple[Any, Any]:
         if self.x0_shape != self.x1_shape:
@@ -74,9 +90,12 @@ class Add(_Binary):
     op_name = "+"
 
     def forward(self, x0: Any, x1: Any) -> Any:
+        self._shapes(x0, x1)
         return x0 + x1
 
     def backward(self, gy: Variable) -> tuple[Any, Any]:
+        if self.x0_shape == self.x1_shape:
+            return gy, gy
         return self._fit(gy, gy)
 
 
@@ -84,6 +103,7 @@ class Sub(_Binary):
     op_name = "-"
 
     def forward(self, x0: Any, x1: Any) -> Any:
+        self._shapes(x0, x1)
         return x0 - x1
 
     def backward(self, gy: Variable) -> tuple[Any, Any]:
@@ -94,12 +114,15 @@ class Mul(_Binary):
     op_name = "*"
 
     def forward(self, x0: Any, x1: Any) -> Any:
+        self._shapes(x0, x1)
         return x0 * x1
 
     def backward(self, gy: Variable) -> tuple[Any, Any]:
         x0, x1 = self.inputs
         gx0 = None if type(x0) is Constant else gy * x1
         gx1 = None if type(x1) is Constant else gy * x0
+        if self.x0_shape == self.x1_shape:
+            return gx0, gx1
         return self._fit(gx0, gx1)
 
 
@@ -107,6 +130,7 @@ class Div(_Binary):
     op_name = "/"
 
     def forward(self, x0: Any, x1: Any) -> Any:
+        self._shapes(x0, x1)
         return x0 / x1
 
     def backward(self, gy: Variable) -> tuple[Any, Any]:
@@ -139,16 +163,9 @@ class Pow(Function):
     def __init__(self, c: Any = None) -> None:
         self.c = c
 
-    def __call__(self, *inputs: Any) -> Any:
-        if len(inputs) == 2:
-            s0, s1 = getattr(inputs[0], "shape", ()), getattr(inputs[1], "shape", ())
-            if s0 != s1:
-                _broadcast_shape(s0, s1, "**")
-            self.x0_shape, self.x1_shape = s0, s1
-        return Function.__call__(self, *inputs)
-
     def forward(self, x: Any, *exponent: Any) -> Any:
         if self.c is None:
+            _Binary._shapes(self, x, exponent[0])  # type: ignore[arg-type]
             return x ** exponent[0]
         return x**self.c
 
@@ -187,12 +204,14 @@ def _pow_const(x: Variable, c: Any) -> Any:
 
 
 def add(x0: Any, x1: Any) -> Variable:
-    x0 = as_variable(x0)
+    if not isinstance(x0, Variable):
+        x0 = as_variable(x0)
     return Add()(x0, _operand(x1, x0))
 
 
 def sub(x0: Any, x1: Any) -> Variable:
-    x0 = as_variable(x0)
+    if not isinstance(x0, Variable):
+        x0 = as_variable(x0)
     return Sub()(x0, _operand(x1, x0))
 
 
@@ -201,12 +220,14 @@ def rsub(x0: Variable, x1: Any) -> Variable:
 
 
 def mul(x0: Any, x1: Any) -> Variable:
-    x0 = as_variable(x0)
+    if not isinstance(x0, Variable):
+        x0 = as_variable(x0)
     return Mul()(x0, _operand(x1, x0))
 
 
 def div(x0: Any, x1: Any) -> Variable:
-    x0 = as_variable(x0)
+    if not isinstance(x0, Variable):
+        x0 = as_variable(x0)
     return Div()(x0, _operand(x1, x0))
 
 

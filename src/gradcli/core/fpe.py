@@ -1,0 +1,66 @@
+"""NumPy floating-point errors turned into gradcli's own warnings.
+
+NumPy reports ``log(-1)`` or ``1/0`` as a RuntimeWarning that names a ufunc,
+not the user's operation. Inside ``capture_fp_errors`` NumPy calls back on
+each error instead; the callback finds the operation being computed (the
+Function whose ``forward`` is on the stack, or a frame that names one in a
+local ``fpe_op``) and records one message per operation and kind. The hot path
+pays nothing: the stack is only inspected when an error has happened.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import sys
+from collections.abc import Iterator
+
+import numpy as np
+
+from .graph import Function
+
+_DESCRIPTIONS = {
+    "divide": "division by zero; the result is infinite",
+    "invalid": "argument outside the domain; the result is nan",
+    "overflow": "overflow; the result is infinite",
+}
+
+
+def op_label(func: Function) -> str:
+    name = type(func).op_name or type(func).__name__.lower()
+    return f"'{name}'" if not name[0].isalpha() else name
+
+
+def _current_op() -> str:
+    frame = sys._getframe(2)
+    while frame is not None:
+        local = frame.f_locals
+        named = local.get("fpe_op")
+        if isinstance(named, str):
+            return named
+        owner = local.get("self")
+        if isinstance(owner, Function):
+            return op_label(owner)
+        frame = frame.f_back
+    return "arithmetic"
+
+
+@contextlib.contextmanager
+def capture_fp_errors() -> Iterator[list[str]]:
+    """Collect one message per (operation, kind) of floating-point error."""
+    messages: list[str] = []
+
+    def handler(err: str, flag: int) -> None:
+        kind = err.split()[0] if err else "invalid"
+        kind = {"divide": "divide", "overflow": "overflow", "invalid": "invalid"}.get(
+            kind, "invalid"
+        )
+        msg = f"{_current_op()}: {_DESCRIPTIONS[kind]}"
+        if msg not in messages:
+            messages.append(msg)
+
+    old_call = np.seterrcall(handler)
+    try:
+        with np.errstate(divide="call", invalid="call", over="call", under="ignore"):
+            yield messages
+    finally:
+        np.seterrcall(old_call)
