@@ -148,7 +148,9 @@ sigmoid = elementwise(
     doc="logistic sigmoid 1/(1+e**-x)", domain=(-4.0, 4.0), reference="1/(1 + exp(-x))",
 )
 
-Exp, Log, Log2, Log10, Sqrt = (REGISTRY[n].function for n in ("exp", "log", "log2", "log10", "sqrt"))
+Exp, Log, Log2, Log10, Sqrt = (
+    REGISTRY[n].function for n in ("exp", "log", "log2", "log10", "sqrt")
+)
 Sin, Cos, Tan, Asin, Acos, Atan = (
     REGISTRY[n].function for n in ("sin", "cos", "tan", "asin", "acos", "atan")
 )
