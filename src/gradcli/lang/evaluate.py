@@ -1,0 +1,462 @@
+"""Syntax trees to core graphs: the one evaluator behind the CLI and the REPL.
+
+Names resolve innermost first: a function's parameters, then the variables a
+``diff`` binds, then the leaves made for this statement from the session's
+values, then the constants (pi, e, inf, nan). A session value becomes one
+leaf ``Variable`` per statement, named after it, so ``x*x`` uses the same leaf
+twice and graphs show the user's names. Sub-expressions made only of
+constants are folded into one ``Constant``, which keeps graphs small and lets
+``x**-1`` use the exact integer-power rule.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from ..core.backend import get_array_module
+from ..core.graph import Constant, Variable, no_grad
+from ..core.ops import get_item, matmul
+from ..core import functions as _functions  # noqa: F401 - fills the registry
+from ..core.registry import REGISTRY, closest
+from ..core.stack import stack
+from ..errors import (
+    ArityError,
+    GradcliError,
+    LimitError,
+    MathError,
+    UnknownNameError,
+    UsageError,
+)
+from . import ast
+from .ast import (
+    Array,
+    Call,
+    Chain,
+    Implicit,
+    Index,
+    Name,
+    Num,
+    Power,
+    Prime,
+    Slice,
+    Unary,
+)
+
+CONSTANTS: dict[str, float] = {"pi": math.pi, "e": math.e, "inf": math.inf, "nan": math.nan}
+SPECIAL_FORMS: dict[str, tuple[str, str]] = {
+    "diff": ("diff(expr, x[, n[, a]])", "n-th derivative of expr by x (at x = a)"),
+    "grad": ("grad(expr[, x, y...])", "all partial derivatives, as name: value"),
+}
+MAX_ORDER = 1000
+MAX_CALL_DEPTH = 64
+
+
+@dataclass(frozen=True)
+class Definition:
+    """A user function ``f(x, y) = body``."""
+
+    name: str
+    params: tuple[str, ...]
+    body: ast.Node
+    source: str
+
+    @property
+    def signature(self) -> str:
+        return f"{self.name}({', '.join(self.params)})"
+
+
+class Context(Protocol):
+    """What the evaluator needs from a session."""
+
+    values: dict[str, Any]
+    functions: dict[str, Definition]
+
+    def constant(self, value: float) -> Any: ...
+
+    def derivatives(self, y: Variable, x: Variable, order: int) -> list[Any]: ...
+
+
+def _position(node: Any) -> tuple[int | None, int | None]:
+    line = getattr(node, "line", 0)
+    return (line, node.column) if line else (None, None)
+
+
+def _located(err: GradcliError, node: Any) -> GradcliError:
+    return err.at(*_position(node))
+
+
+def _fold(op: Callable[..., Variable], *args: Variable) -> Variable:
+    """Apply ``op``; when every argument is a Constant, the result is one too."""
+    if all(type(a) is Constant for a in args):
+        with no_grad():
+            return Constant(op(*args).data)
+    return op(*args)
+
+
+def _to_int(v: Variable, what: str) -> int:
+    data = v.data
+    if data.size != 1:
+        raise MathError(f"{what} must be a single whole number, got shape {data.shape}")
+    f = float(data.reshape(()))
+    if not math.isfinite(f) or f != int(f):
+        raise MathError(f"{what} must be a whole number, got {f:g}")
+    return int(f)
+
+
+class Evaluator:
+    """Evaluates one statement's expressions against a Context."""
+
+    def __init__(self, ctx: Context) -> None:
+        self.ctx = ctx
+        # Each layer: (names -> Variables, is_function_layer).
+        self.layers: list[tuple[dict[str, Variable], bool]] = [({}, False)]
+        self.diff_depth = 0
+        self.call_depth = 0
+        self._dispatch: dict[type, Callable[[Any], Variable]] = {
+            Num: self._num,
+            Name: self._name,
+            Chain: self._chain,
+            Power: self._power,
+            Unary: self._unary,
+            Implicit: self._implicit,
+            Call: self._call,
+            Prime: self._prime,
+            Index: self._index,
+            Array: self._array,
+        }
+
+    # --- names -----------------------------------------------------------------
+
+    def leaf(self, name: str) -> Variable | None:
+        """The Variable ``name`` means here, or None if it has no value."""
+        seen_function = False
+        for names, is_function in reversed(self.layers):
+            if is_function:
+                if seen_function:
+                    continue  # a caller's parameters are not visible to the callee
+                seen_function = True
+            if name in names:
+                return names[name]
+        value = self.ctx.values.get(name)
+        if value is not None:
+            v = Variable(value, name=name)
+            self.layers[0][0][name] = v
+            return v
+        if name in CONSTANTS:
+            return Constant(self.ctx.constant(CONSTANTS[name]).data, name=name)
+        return None
+
+    def known_names(self) -> list[str]:
+        names = set(self.ctx.values) | set(CONSTANTS) | set(self.ctx.functions)
+        names |= set(REGISTRY) | set(SPECIAL_FORMS)
+        for layer, _ in self.layers:
+            names |= set(layer)
+        return sorted(names)
+
+    def _unknown(self, name: str, node: Any, what: str = "name") -> UnknownNameError:
+        hint = closest(name, self.known_names())
+        suffix = f"; did you mean {hint}?" if hint else ""
+        err = UnknownNameError(f"unknown {what} '{name}'{suffix}")
+        return err.at(*_position(node))  # type: ignore[return-value]
+
+    # --- expressions -----------------------------------------------------------
+
+    def eval(self, node: Any) -> Variable:
+        try:
+            method = self._dispatch[type(node)]
+        except KeyError:
+            raise MathError(f"cannot evaluate {type(node).__name__} here") from None
+        return method(node)
+
+    def _num(self, node: Num) -> Variable:
+        return self.ctx.constant(float(node.text))
+
+    def _name(self, node: Name) -> Variable:
+        v = self.leaf(node.id)
+        if v is None:
+            if node.id in self.ctx.functions or node.id in REGISTRY:
+                raise MathError(
+                    f"'{node.id}' is a function; call it with arguments, e.g. {node.id}(x)"
+                ).at(*_position(node))
+            raise self._unknown(node.id, node)
+        return v
+
+    def _chain(self, node: Chain) -> Variable:
+        acc = self.eval(node.first)
+        for op, operand in node.rest:
+            rhs = self.eval(operand)
+            try:
+                acc = _fold(_BINARY[op], acc, rhs)
+            except GradcliError as err:
+                raise _located(err, operand) from None
+        return acc
+
+    def _power(self, node: Power) -> Variable:
+        values = [self.eval(n) for n in node.operands]
+        acc = values[-1]
+        for base, base_node in zip(reversed(values[:-1]), reversed(node.operands[:-1])):
+            try:
+                acc = self._pow(base, acc)
+            except GradcliError as err:
+                raise _located(err, base_node) from None
+        return acc
+
+    @staticmethod
+    def _pow(base: Variable, exponent: Variable) -> Variable:
+        if type(exponent) is Constant and exponent.data.size == 1:
+            # A number exponent takes the exact integer-power rule where it applies.
+            c = exponent.data.reshape(()).item()
+            return _fold(lambda b: b**c, base)
+        return _fold(lambda b, e: b**e, base, exponent)
+
+    def _unary(self, node: Unary) -> Variable:
+        v = self.eval(node.operand)
+        return _fold(lambda a: -a, v) if node.op == "-" else v
+
+    def _implicit(self, node: Implicit) -> Variable:
+        number = self._num(node.number)
+        operand = self.eval(node.operand)
+        try:
+            return _fold(lambda a, b: a * b, number, operand)
+        except GradcliError as err:
+            raise _located(err, node) from None
+
+    def _index(self, node: Index) -> Variable:
+        target = self.eval(node.target)
+        index: list[Any] = []
+        for item in node.indices:
+            if isinstance(item, Slice):
+                parts = [
+                    None if p is None else _to_int(self.eval(p), "a slice bound")
+                    for p in (item.start, item.stop, item.step)
+                ]
+                if parts[2] == 0:
+                    raise MathError("slice step must not be zero").at(*_position(item))
+                index.append(slice(*parts))
+            else:
+                try:
+                    index.append(_to_int(self.eval(item), "an index"))
+                except GradcliError as err:
+                    raise _located(err, item) from None
+        key = index[0] if len(index) == 1 else tuple(index)
+        if target.ndim < len(index):
+            raise MathError(
+                f"too many indices ({len(index)}) for an array of shape {target.shape}"
+            ).at(*_position(node))
+        try:
+            return _fold(lambda t: get_item(t, key), target)
+        except GradcliError as err:
+            raise _located(err, node) from None
+
+    def _array(self, node: Array) -> Variable:
+        items = [self.eval(item) for item in node.items]
+        if not items:
+            return Constant(self.ctx.constant(0.0).data.reshape(0)[:0])
+        try:
+            return _fold(lambda *xs: stack(list(xs)), *items)
+        except GradcliError as err:
+            raise _located(err, node) from None
+
+    # --- calls -----------------------------------------------------------------
+
+    def _call(self, node: Call) -> Variable:
+        name = node.func
+        if name == "diff":
+            return self._diff(node)
+        if name == "grad":
+            raise MathError(
+                "grad(...) gives one value per variable; use it as a whole statement"
+            ).at(*_position(node))
+        definition = self.ctx.functions.get(name)
+        if definition is not None:
+            args = [self.eval(a) for a in node.args]
+            return self.call_defined(definition, args, node)
+        entry = REGISTRY.get(name)
+        if entry is None:
+            if self.leaf(name) is not None:
+                raise MathError(f"'{name}' is a variable, not a function").at(*_position(node))
+            raise self._unknown(name, node, "function")
+        try:
+            entry.check_arity(len(node.args))
+        except ArityError as err:
+            raise _located(err, node) from None
+        args = [self.eval(a) for a in node.args]
+        try:
+            return _fold(entry.call, *args)
+        except GradcliError as err:
+            raise _located(err, node) from None
+
+    def call_defined(self, definition: Definition, args: list[Variable], node: Any) -> Variable:
+        if len(args) != len(definition.params):
+            n = len(definition.params)
+            raise ArityError(
+                f"{definition.name} takes {n} argument{'s' if n != 1 else ''}: "
+                f"{definition.signature}; got {len(args)}"
+            ).at(*_position(node))
+        if self.call_depth >= MAX_CALL_DEPTH:
+            raise LimitError(
+                f"calls nested deeper than {MAX_CALL_DEPTH} levels "
+                f"(is {definition.name} defined in terms of itself?)"
+            ).at(*_position(node))
+        self.layers.append((dict(zip(definition.params, args)), True))
+        self.call_depth += 1
+        try:
+            return self.eval(definition.body)
+        finally:
+            self.call_depth -= 1
+            self.layers.pop()
+
+    def _order(self, node: Any, what: str) -> int:
+        n = _to_int(self.eval(node), what)
+        if n < 0:
+            raise MathError(f"{what} must not be negative, got {n}").at(*_position(node))
+        if n > MAX_ORDER:
+            raise LimitError(
+                f"{what} {n} is above the limit of {MAX_ORDER}"
+            ).at(*_position(node))
+        return n
+
+    @staticmethod
+    def _point(v: Variable, name: str) -> Variable:
+        # A constant point becomes a fresh leaf to differentiate by; a point
+        # that depends on outer variables stays in the graph (chain rule).
+        return Variable(v.data, name=name) if type(v) is Constant else v
+
+    def _diff(self, node: Call) -> Variable:
+        args = node.args
+        if not 2 <= len(args) <= 4:
+            raise ArityError(
+                f"diff takes 2 to 4 arguments: {SPECIAL_FORMS['diff'][0]}; got {len(args)}"
+            ).at(*_position(node))
+        var = args[1]
+        if not isinstance(var, Name):
+            raise MathError(
+                "diff: the second argument must be a variable name, as in diff(x^2, x)"
+            ).at(*_position(var))
+        order = self._order(args[2], "diff: the order") if len(args) > 2 else 1
+        if len(args) == 4:
+            point = self._point(self.eval(args[3]), var.id)
+        else:
+            found = self.leaf(var.id)
+            if found is None:
+                raise UnknownNameError(
+                    f"'{var.id}' has no value; give the point: "
+                    f"diff(expr, {var.id}, n, a)"
+                ).at(*_position(var))
+            point = self._point(found, var.id)
+        return self.differentiate(args[0], var.id, point, order, node)
+
+    def differentiate(self, body: Any, name: str, point: Variable, order: int,
+                      node: Any) -> Variable:
+        self.layers.append(({name: point}, False))
+        self.diff_depth += 1
+        try:
+            y = self.eval(body)
+        finally:
+            self.diff_depth -= 1
+            self.layers.pop()
+        try:
+            return self.derivative(y, point, order)
+        except GradcliError as err:
+            raise _located(err, node) from None
+
+    def _prime(self, node: Prime) -> Variable:
+        definition = self.ctx.functions.get(node.func)
+        entry = REGISTRY.get(node.func)
+        if definition is None and (entry is None or entry.kind != "elementwise"):
+            if entry is not None:
+                raise MathError(
+                    f"{node.func}' needs a function of one variable"
+                ).at(*_position(node))
+            raise self._unknown(node.func, node, "function")
+        if len(node.args) != 1 or (definition is not None and len(definition.params) != 1):
+            raise ArityError(
+                f"{node.func}{chr(39) * node.order}(a) needs a function of one variable "
+                "and one argument"
+            ).at(*_position(node))
+        param = definition.params[0] if definition is not None else "x"
+        point = self._point(self.eval(node.args[0]), param)
+        self.diff_depth += 1
+        try:
+            if definition is not None:
+                y = self.call_defined(definition, [point], node)
+            else:
+                y = entry.call(point)
+        finally:
+            self.diff_depth -= 1
+        try:
+            return self.derivative(y, point, node.order)
+        except GradcliError as err:
+            raise _located(err, node) from None
+
+    def derivative(self, y: Variable, x: Variable, order: int) -> Variable:
+        """The order-th derivative of y by x, as a Variable.
+
+        Inside another differentiation the result must stay differentiable, so
+        it is taken by backprop with create_graph; at the top level the
+        session's engine (Taylor mode where it applies) gives plain numbers.
+        """
+        if order == 0:
+            return y
+        if self.diff_depth > 0 or x.creator is not None:
+            return nested_derivative(y, x, order)
+        return Constant(self.ctx.derivatives(y, x, order)[-1])
+
+
+def _graph_variables(y: Variable) -> list[Variable]:
+    from ..core.dot import walk  # noqa: PLC0415 - only nested derivatives need it
+
+    return walk(y)[0]
+
+
+def nested_derivative(y: Variable, x: Variable, order: int) -> Variable:
+    """d^order y / dx^order as a differentiable graph, for any Variable x (leaf or not)."""
+    current = y
+    for _ in range(order):
+        if current.creator is None:
+            return Constant(get_array_module(x.data).zeros_like(x.data))
+        for v in _graph_variables(current):
+            v.grad = None
+        current.backward(retain_grad=True, create_graph=True)
+        g = x.grad
+        for v in _graph_variables(current):
+            v.grad = None
+        if g is None:
+            return Constant(get_array_module(x.data).zeros_like(x.data))
+        current = g
+    return current
+
+
+_BINARY: dict[str, Callable[[Variable, Variable], Variable]] = {
+    "+": lambda a, b: a + b,
+    "-": lambda a, b: a - b,
+    "*": lambda a, b: a * b,
+    "/": lambda a, b: a / b,
+    "@": matmul,
+}
+
+
+def free_names(node: Any) -> list[str]:
+    """Variable names used in ``node``, in order of first use (no function names)."""
+    seen: dict[str, None] = {}
+    for n in ast.walk(node):
+        if isinstance(n, Name):
+            seen.setdefault(n.id)
+    return list(seen)
+
+
+__all__ = [
+    "CONSTANTS",
+    "Context",
+    "Definition",
+    "Evaluator",
+    "MAX_CALL_DEPTH",
+    "MAX_ORDER",
+    "SPECIAL_FORMS",
+    "UsageError",
+    "free_names",
+    "nested_derivative",
+]

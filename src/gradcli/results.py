@@ -1,0 +1,110 @@
+"""Result objects: plain data from the session, ready for any renderer.
+
+Arrays here are always NumPy (copied back from the GPU when needed), so the
+renderers never touch the core or CuPy.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from .errors import ExitStatus, GradcliError
+
+
+@dataclass
+class CheckEntry:
+    """One derivative compared with its central-difference estimate."""
+
+    order: int
+    autodiff: np.ndarray
+    numerical: np.ndarray
+    abs_error: float
+    rel_error: float
+    ok: bool
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "order": self.order,
+            "numerical": to_plain(self.numerical),
+            "abs_error": self.abs_error,
+            "rel_error": self.rel_error,
+            "ok": self.ok,
+        }
+
+
+@dataclass
+class Result:
+    """What one statement produced: a value, a binding, a definition or an error."""
+
+    input: str
+    line: int = 1
+    kind: str = "value"  # value | assign | define | grad | error
+    value: Any = None  # np.ndarray, or {name: np.ndarray} for grad(...)
+    name: str | None = None  # the bound name ("x") or defined signature ("f(x)")
+    at: dict[str, np.ndarray] = field(default_factory=dict)
+    wrt: str | None = None
+    derivatives: list[np.ndarray] | None = None  # orders 1..N
+    gradient: dict[str, np.ndarray] | None = None
+    check: list[CheckEntry] | None = None
+    series: list[np.ndarray] | None = None
+    method: str | None = None  # "taylor" or "backprop", when derivatives were taken
+    warnings: list[str] = field(default_factory=list)
+    error: GradcliError | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None
+
+    @property
+    def exit_status(self) -> ExitStatus:
+        if self.error is not None:
+            return self.error.exit_status
+        if self.check and not all(c.ok for c in self.check):
+            return ExitStatus.CHECK_FAILED
+        return ExitStatus.OK
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON object of SPEC section 2 (non-finite numbers still floats)."""
+        out: dict[str, Any] = {"input": self.input}
+        if self.error is not None:
+            err: dict[str, Any] = {"kind": self.error.kind, "message": self.error.message}
+            if self.error.line is not None:
+                err["line"] = self.error.line
+                err["column"] = self.error.column
+            out["error"] = err
+            return out
+        out["at"] = {k: to_plain(v) for k, v in self.at.items()}
+        if self.kind == "define":
+            out["defined"] = self.name
+            return out
+        if self.wrt is not None:
+            out["wrt"] = self.wrt
+        out["value"] = (
+            {k: to_plain(v) for k, v in self.value.items()}
+            if isinstance(self.value, dict)
+            else to_plain(self.value)
+        )
+        if self.derivatives:
+            out["derivatives"] = [to_plain(d) for d in self.derivatives]
+        if self.gradient is not None:
+            out["gradient"] = {k: to_plain(v) for k, v in self.gradient.items()}
+        if self.check is not None:
+            out["check"] = [c.to_dict() for c in self.check]
+        if self.series is not None:
+            out["series"] = [to_plain(c) for c in self.series]
+        return out
+
+
+def to_plain(a: Any) -> Any:
+    """A float, or nested lists of floats, from an array (bools and ints stay)."""
+    arr = np.asarray(a)
+    if arr.dtype.kind == "b":
+        return arr.tolist()
+    if arr.dtype.kind in "iu":
+        return arr.tolist()
+    if arr.dtype.kind == "c":
+        return str(arr.tolist())
+    return arr.astype(np.float64).tolist()

@@ -1,0 +1,414 @@
+"""The session: bindings, definitions, and ``run(text) -> results``.
+
+One Session sits under each shell: ``gradcli eval`` feeds it its arguments or
+standard input, the REPL feeds it lines. It turns statements into Results and
+never prints; everything a user sees comes from a renderer.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from .core import backend
+from .core.check import ATOL, RTOL, central_difference, step_size, within_tolerance
+from .core.derivatives import grad as core_grad
+from .core.derivatives import higher_derivatives
+from .core.fpe import capture_fp_errors
+from .core.graph import Constant, Variable, no_grad
+from .core.registry import REGISTRY
+from .errors import (
+    GradcliError,
+    LimitError,
+    MathError,
+    NumericWarning,
+    ParseError,
+    UnknownNameError,
+    UsageError,
+)
+from .lang import ast
+from .lang.evaluate import (
+    CONSTANTS,
+    MAX_ORDER,
+    SPECIAL_FORMS,
+    Definition,
+    Evaluator,
+    free_names,
+    nested_derivative,
+)
+from .lang.parser import BadStatement, Statement, parse, parse_each
+from .results import CheckEntry, Result
+
+METHODS = ("auto", "taylor", "backprop")
+DTYPES = {"float64": np.float64, "float32": np.float32}
+MAX_CHECK_ELEMENTS = 1000
+
+
+@dataclass
+class EvalOptions:
+    """What to compute for each expression statement, beyond its value."""
+
+    wrt: str | None = None
+    order: int = 0
+    grad: bool = False
+    check: bool = False
+    series: int | None = None
+
+    @property
+    def wants_derivatives(self) -> bool:
+        return self.order > 0 or self.check or self.series is not None
+
+
+@dataclass
+class GraphResult:
+    """The DOT text of an expression's graph (or of its N-th derivative's)."""
+
+    dot: str
+    nodes: int
+    order: int
+    wrt: str | None
+
+
+@dataclass
+class Session:
+    dtype: str = "float64"
+    device: str = "cpu"
+    method: str = "auto"
+    values: dict[str, Any] = field(default_factory=dict)
+    functions: dict[str, Definition] = field(default_factory=dict)
+    at: dict[str, np.ndarray] = field(default_factory=dict)
+    _last_method: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.dtype not in DTYPES:
+            raise UsageError(f"unknown dtype {self.dtype!r}; expected float64 or float32")
+        if self.method not in METHODS:
+            raise UsageError(f"unknown method {self.method!r}; expected auto, taylor or backprop")
+        self.xp = backend.xp_for(self.device)  # a DeviceError when no GPU is there
+        self._dtype = DTYPES[self.dtype]
+        self._warnings: list[str] = []
+
+    # --- what the evaluator needs ---------------------------------------------
+
+    def constant(self, value: float) -> Constant:
+        return Constant(self.xp.asarray(value, dtype=self._dtype))
+
+    def derivatives(self, y: Variable, x: Variable, order: int) -> list[Any]:
+        """[y, dy/dx, ..., d^order y/dx^order] as arrays, by the session's method."""
+        if y.creator is None:
+            zero = self.xp.zeros_like(x.data)
+            return [y.data] + [zero] * order
+        if self.method != "backprop":
+            result = _taylor(y, x, order)
+            if result is not None:
+                self._last_method = "taylor"
+                return list(result)
+            if self.method == "taylor":
+                self._warnings.append(
+                    "Taylor mode does not apply to this expression (it mixes the elements "
+                    "of an array variable); derivatives were taken by backprop"
+                )
+        self._last_method = "backprop"
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", NumericWarning)
+            ds = higher_derivatives(y, x, order)
+        self._warnings.extend(str(w.message) for w in caught)
+        return [y.data] + [d.data for d in ds]
+
+    # --- running text -------------------------------------------------------------
+
+    def run(self, text: str, options: EvalOptions | None = None,
+            first_line: int = 1) -> list[Result]:
+        """Every statement of ``text``, in order; a failed one does not stop the rest."""
+        options = options or EvalOptions()
+        try:
+            statements = parse_each(text)
+        except GradcliError as err:
+            return [Result(input=text.strip()[:200], line=first_line, kind="error", error=err)]
+        out = []
+        for st in statements:
+            res = self.run_statement(st, options)
+            if first_line != 1:  # the statement's text started that far into a stream
+                res.line += first_line - 1
+                if res.error is not None and res.error.line is not None:
+                    res.error.line += first_line - 1
+            out.append(res)
+        return out
+
+    def run_statement(self, st: Statement | BadStatement, options: EvalOptions) -> Result:
+        res = Result(input=st.source, line=st.line, at=dict(self.at))
+        if isinstance(st, BadStatement):
+            res.kind, res.error = "error", st.error
+            return res
+        self._warnings = []
+        self._last_method = None
+        with capture_fp_errors() as fp_messages:
+            try:
+                self._execute(st, options, res)
+            except GradcliError as err:
+                res.kind, res.error = "error", err.at(st.line, st.column)
+            except RecursionError:
+                res.kind, res.error = "error", LimitError(
+                    "expression too deeply nested to evaluate"
+                ).at(st.line, st.column)
+            except MemoryError:
+                res.kind, res.error = "error", LimitError(
+                    "not enough memory for this computation"
+                ).at(st.line, st.column)
+            except Exception as exc:  # a bug of ours: say so briefly, never a traceback
+                res.kind, res.error = "error", MathError(
+                    f"internal error ({type(exc).__name__}: {exc}); please report it"
+                ).at(st.line, st.column)
+        res.warnings = _unique(self._warnings + fp_messages)
+        res.method = self._last_method
+        return res
+
+    def _execute(self, st: Statement, options: EvalOptions, res: Result) -> None:
+        node = st.node
+        if isinstance(node, ast.Assign):
+            self._check_bindable(node.name, node)
+            value = Evaluator(self).eval(node.value)
+            self.values[node.name] = value.data
+            res.kind, res.name, res.value = "assign", node.name, _host(value.data)
+            return
+        if isinstance(node, ast.Define):
+            self._check_bindable(node.name, node)
+            self.functions[node.name] = Definition(node.name, node.params, node.body, st.source)
+            res.kind, res.name = "define", f"{node.name}({', '.join(node.params)})"
+            return
+        if isinstance(node, ast.Call) and node.func == "grad":
+            res.kind, res.value = "grad", self._grad_statement(node)
+            return
+        self._expression(node, options, res)
+
+    def _check_bindable(self, name: str, node: Any) -> None:
+        if name in REGISTRY or name in SPECIAL_FORMS:
+            raise MathError(
+                f"'{name}' is a built-in function; choose another name"
+            ).at(node.line or None, node.column or None)
+
+    def _expression(self, node: Any, options: EvalOptions, res: Result) -> None:
+        ev = Evaluator(self)
+        x = None
+        for what, n in (("--order", options.order), ("--series", options.series or 0)):
+            if not 0 <= n <= MAX_ORDER:
+                raise LimitError(f"{what} {n} is outside 0..{MAX_ORDER}")
+        if options.wants_derivatives:
+            res.wrt = wrt = options.wrt or self.default_wrt(node)
+            x = ev.leaf(wrt)
+            if x is None:
+                raise UnknownNameError(
+                    f"'{wrt}' has no value; give one with --at {wrt}=... or {wrt} = ..."
+                )
+            if type(x) is Constant:
+                raise UsageError(f"cannot differentiate by the constant '{wrt}'")
+        leaves = {}
+        if options.grad:
+            for name in self._variables_of(node):
+                leaf = ev.leaf(name)
+                if leaf is not None and type(leaf) is not Constant:
+                    leaves[name] = leaf
+        y = ev.eval(node)
+        res.value = _host(y.data)
+        self.values["ans"] = y.data
+        if x is not None:
+            top = max(options.order, options.series or 0, 2 if options.check else 0)
+            ds = self.derivatives(y, x, top)
+            if options.order:
+                res.derivatives = [_host(d) for d in ds[1 : options.order + 1]]
+            if options.series is not None:
+                res.series = [_host(ds[k]) / math.factorial(k) for k in range(options.series + 1)]
+            if options.check:
+                res.check = self._check(node, options, x, y, ds)
+        if options.grad:
+            gs = core_grad(y, list(leaves.values())) if leaves else []
+            res.gradient = {n: _host(g.data) for n, g in zip(leaves, gs)}
+
+    def _variables_of(self, node: Any) -> list[str]:
+        return [n for n in free_names(node) if n in self.values and n != "ans"]
+
+    def default_wrt(self, node: Any) -> str:
+        """The only variable of ``node``, bound or not, not counting constants."""
+        names = [
+            n for n in free_names(node)
+            if (n not in CONSTANTS or n in self.values) and n != "ans"
+        ]
+        if len(names) == 1:
+            return names[0]
+        if not names:
+            raise UsageError("nothing to differentiate by: the expression has no variable")
+        listed = ", ".join(names)
+        raise UsageError(
+            f"the expression has several variables ({listed}); choose one with --wrt"
+        )
+
+    def _grad_statement(self, node: ast.Call) -> dict[str, np.ndarray]:
+        if not node.args:
+            raise UsageError("grad needs an expression: grad(expr[, x, y...])").at(
+                node.line, node.column
+            )
+        body, var_nodes = node.args[0], node.args[1:]
+        for v in var_nodes:
+            if not isinstance(v, ast.Name):
+                raise MathError("grad: variables must be names, as in grad(x*y, x, y)").at(
+                    v.line, v.column
+                )
+        names = [v.id for v in var_nodes] or [
+            n for n in free_names(body) if n in self.values and n != "ans"
+        ]
+        ev = Evaluator(self)
+        leaves = {}
+        for name in names:
+            leaf = ev.leaf(name)
+            if leaf is None:
+                raise UnknownNameError(f"'{name}' has no value; assign it first")
+            leaves[name] = leaf
+        y = ev.eval(body)
+        self.values["ans"] = y.data
+        gs = core_grad(y, list(leaves.values())) if leaves else []
+        return {n: _host(g.data) for n, g in zip(leaves, gs)}
+
+    # --- --check ---------------------------------------------------------------------
+
+    def _check(self, node: Any, options: EvalOptions, x: Variable, y: Variable,
+               ds: list[Any]) -> list[CheckEntry]:
+        wrt = options.wrt or self.default_wrt(node)
+        a = _host(x.data).astype(np.float64)
+        elementwise = x.size == 1 or self._last_method == "taylor" and y.shape == x.shape
+        out = []
+        for order in (1, 2):
+            auto = _host(ds[order]).astype(np.float64)
+            if elementwise:
+                est = central_difference(
+                    lambda p: self._value_at(node, wrt, p), a, order, self._dtype
+                )
+                if x.size == 1:
+                    est = np.asarray(np.sum(est)).reshape(auto.shape)
+            elif order == 1 and x.size <= MAX_CHECK_ELEMENTS:
+                est = self._numerical_gradient(node, wrt, a)
+            else:
+                continue
+            err = np.abs(auto - est)
+            rel = err / np.maximum(np.abs(auto), np.finfo(np.float64).tiny)
+            out.append(CheckEntry(
+                order=order,
+                autodiff=auto,
+                numerical=est,
+                abs_error=_max(err),
+                rel_error=_max(rel),
+                ok=bool(np.all(within_tolerance(auto, est, RTOL, ATOL))),
+            ))
+        return out
+
+    def _value_at(self, node: Any, wrt: str, point: np.ndarray) -> np.ndarray:
+        saved = self.values.get(wrt)
+        self.values[wrt] = self.xp.asarray(point, dtype=self._dtype)
+        try:
+            with no_grad():
+                return _host(Evaluator(self).eval(node).data)
+        finally:
+            if saved is None:
+                self.values.pop(wrt, None)
+            else:
+                self.values[wrt] = saved
+
+    def _numerical_gradient(self, node: Any, wrt: str, a: np.ndarray) -> np.ndarray:
+        h = step_size(a, 1, self._dtype)
+        grad = np.zeros_like(a)
+        for i in np.ndindex(a.shape):
+            up, down = a.copy(), a.copy()
+            up[i] += h[i]
+            down[i] -= h[i]
+            step = up[i] - down[i]
+            fu = np.sum(self._value_at(node, wrt, up))
+            fd = np.sum(self._value_at(node, wrt, down))
+            grad[i] = (fu - fd) / step
+        return grad
+
+    # --- --at, plots and the REPL's views ---------------------------------------------
+
+    def bind_at(self, name: str, text: str) -> np.ndarray:
+        """Evaluate ``text`` and bind it to ``name`` for every later statement."""
+        if not name.isidentifier():
+            raise UsageError(f"--at: '{name}' is not a variable name")
+        statements = parse(text)
+        if len(statements) != 1 or isinstance(statements[0].node, (ast.Assign, ast.Define)):
+            raise UsageError(f"--at {name}=...: the value must be one expression, got {text!r}")
+        with capture_fp_errors() as fp_messages:
+            value = Evaluator(self).eval(statements[0].node)
+        self._warnings = fp_messages
+        self.values[name] = value.data
+        self.at[name] = _host(value.data)
+        return self.at[name]
+
+    def graph(self, text: str, order: int = 0, wrt: str | None = None,
+              verbose: bool = False) -> GraphResult:
+        """The graph of one expression, or with ``order`` N of its N-th derivative."""
+        from .core.dot import count_nodes, get_dot_graph  # noqa: PLC0415
+
+        statements = parse(text)
+        if len(statements) != 1 or isinstance(statements[0].node, (ast.Assign, ast.Define)):
+            raise UsageError("plot needs exactly one expression")
+        node = statements[0].node
+        if order < 0 or order > MAX_ORDER:
+            raise UsageError(f"--order must be between 0 and {MAX_ORDER}")
+        ev = Evaluator(self)
+        x = None
+        if order:
+            wrt = wrt or self.default_wrt(node)
+            x = ev.leaf(wrt)
+            if x is None or type(x) is Constant:
+                raise UnknownNameError(f"'{wrt}' has no value; give one with --at {wrt}=...")
+        with capture_fp_errors() as fp_messages:
+            y = ev.eval(node)
+            y.name = y.name or "y"
+            if x is not None:
+                y = nested_derivative(y, x, order)
+                y.name = f"d{order}y" if order > 1 else "dy"
+        self._warnings = fp_messages
+        return GraphResult(get_dot_graph(y, verbose=verbose, values=verbose),
+                           count_nodes(y), order, wrt)
+
+    def clear(self) -> None:
+        self.values.clear()
+        self.functions.clear()
+        self.at.clear()
+
+    def variables(self) -> Iterator[tuple[str, np.ndarray]]:
+        for name in sorted(self.values):
+            yield name, _host(self.values[name])
+
+    def pending_warnings(self) -> list[str]:
+        return list(self._warnings)
+
+
+def _taylor(y: Variable, x: Variable, order: int) -> list[Any] | None:
+    try:
+        from .core.taylor import taylor_derivatives  # noqa: PLC0415
+    except ImportError:
+        return None
+    return taylor_derivatives(y, x, order)
+
+
+def _host(a: Any) -> np.ndarray:
+    return np.asarray(backend.as_numpy(a))
+
+
+def _max(a: np.ndarray) -> float:
+    if a.size == 0:
+        return 0.0
+    if np.isnan(a).any():
+        return math.nan
+    return float(np.max(a))
+
+
+def _unique(items: list[str]) -> list[str]:
+    return list(dict.fromkeys(items))
+
+
+__all__ = ["DTYPES", "METHODS", "EvalOptions", "GraphResult", "ParseError", "Session"]
