@@ -16,10 +16,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from ..core import functions as _functions  # noqa: F401 - fills the registry
 from ..core.backend import get_array_module
 from ..core.graph import Constant, Variable, no_grad
 from ..core.ops import get_item, matmul
-from ..core import functions as _functions  # noqa: F401 - fills the registry
 from ..core.registry import REGISTRY, closest
 from ..core.stack import stack
 from ..errors import (

@@ -1,0 +1,1 @@
+"""Renderers: Result objects to text (table, plain, JSON, CSV) and graphs to files."""
