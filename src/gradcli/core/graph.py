@@ -263,9 +263,18 @@ def _zero_grad(f: Function, out: Variable | None) -> Variable:
 
 
 class Constant(Variable):
-    """A leaf made from a non-Variable operand: no gradient is ever computed for it."""
+    """A leaf made from a non-Variable operand: no gradient is ever computed for it.
+
+    Unlike a user's ``Variable`` it also takes a NumPy scalar (what ``np.sign`` or a
+    comparison returns for 0-d input) and stores it as a 0-d array.
+    """
 
     __slots__ = ()
+
+    def __init__(self, data: Any, name: str | None = None) -> None:
+        if isinstance(data, np.generic):
+            data = np.asarray(data)
+        Variable.__init__(self, data, name)
 
 
 def as_variable(obj: Any) -> Variable:
