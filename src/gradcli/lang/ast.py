@@ -16,7 +16,6 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Union
 
 
 def _pos() -> int:
@@ -164,10 +163,10 @@ class Define:
 
 
 # Any expression; Slice only ever appears among Index.indices.
-Node = Union[Num, Name, Chain, Power, Unary, Implicit, Call, Prime, Index, Array]
+Node = Num | Name | Chain | Power | Unary | Implicit | Call | Prime | Index | Array
 Expr = Node
 # What one statement holds.
-StatementNode = Union[Node, Assign, Define]
+StatementNode = Node | Assign | Define
 
 
 def children(node: StatementNode | Slice) -> tuple[Node | Slice, ...]:

@@ -1,0 +1,548 @@
+"""Text to syntax trees: split into statements, parse each with Lark's LALR.
+
+Timings (this machine, Python 3.11, lark 1.3.1, time.perf_counter):
+    cold build (grammar analysed, cache file written):  TIMING_COLD
+    cached build (cache file loaded):                    TIMING_CACHED
+    one parse of "x**4 - 2*x**2" (parser already built): TIMING_PARSE
+
+How a text becomes statements, and why:
+- A hand-written scan (one regex over the bracket, ';', newline and '#'
+  characters) splits the text at ';' and at newlines outside brackets, drops
+  the comment that ends a statement and measures bracket nesting. Lark never
+  sees a statement nested past MAX_DEPTH, and one bad statement cannot hide
+  the others (``parse_each``). Newlines inside brackets do not split, so
+  ``[[1, 2],\\n [3, 4]]`` is one statement, as the REPL's multi-line input needs.
+- Each statement is then parsed by ONE Lark LALR parser, built once per
+  process, whose inline transformer builds gradcli.lang.ast nodes during the
+  parse: no Lark tree, and no recursion anywhere (Lark's LALR loop keeps its
+  own stack), so 50,000 signs or 20,000 powers in a row cannot overflow.
+- Lark numbers lines within the statement it was given; the callbacks add the
+  statement's own line and column, kept in a thread-local because the one
+  transformer serves every parse in the process.
+
+Grammar cache: Lark's cache (``cache=``) skips the grammar analysis on later
+runs. It is kept in the user's cache directory, not Lark's default of a
+predictable name in the shared temp directory, because the file is a pickle
+that Lark loads: in /tmp another local user could plant one. If that
+directory cannot be created the parser is simply built without a cache.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+import threading
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+
+from lark import Lark, Token, Tree
+from lark.exceptions import (
+    LarkError,
+    UnexpectedCharacters,
+    UnexpectedEOF,
+    UnexpectedInput,
+    UnexpectedToken,
+    VisitError,
+)
+
+from gradcli.errors import GradcliError, LimitError, ParseError
+from gradcli.lang.ast import (
+    Array,
+    Assign,
+    Call,
+    Chain,
+    Define,
+    Implicit,
+    Index,
+    Name,
+    Node,
+    Num,
+    Power,
+    Prime,
+    Slice,
+    StatementNode,
+    Unary,
+    children,
+)
+
+__all__ = [
+    "MAX_DEPTH",
+    "MAX_INPUT",
+    "BadStatement",
+    "ParseLimitError",
+    "Statement",
+    "get_parser",
+    "parse",
+    "parse_each",
+]
+
+#: Deepest bracket nesting, and deepest tree of non-leaf nodes, accepted.
+#: The evaluator may recurse over a tree; this keeps it far from Python's
+#: recursion limit whatever the input.
+MAX_DEPTH = 256
+#: Longest text ``parse`` accepts, in characters.
+MAX_INPUT = 1_000_000
+
+
+class ParseLimitError(ParseError, LimitError):
+    """Input past a size limit (length, nesting). It is a parse error first
+    (``kind`` "parse", exit status 2: the text was refused before any
+    evaluation) and also a LimitError, for code that catches safety limits."""
+
+
+@dataclass(frozen=True, slots=True)
+class Statement:
+    """One parsed statement: its tree, its text, and where that text starts."""
+
+    node: StatementNode
+    source: str  # the statement exactly as typed, stripped, without a trailing comment
+    line: int  # 1-based, within the text given to parse()
+    column: int  # 1-based
+
+
+@dataclass(frozen=True, slots=True)
+class BadStatement:
+    """A statement that failed to parse (from ``parse_each``)."""
+
+    error: GradcliError  # a ParseError, with line and column
+    source: str
+    line: int
+    column: int
+
+
+# --------------------------------------------------------------------------
+# Splitting the text into statements
+
+
+@dataclass(frozen=True, slots=True)
+class _Chunk:
+    text: str  # stripped; starts at (line, column)
+    line: int
+    column: int
+    error: GradcliError | None  # found by the scan (nesting), raised before Lark runs
+
+
+# Only these characters matter to the split; everything else is skipped by
+# the regex engine, so a long flat expression costs almost nothing here.
+_SCAN = re.compile(r"[(\[]|[)\]]|[;\n]|#[^\n]*")
+
+
+def _split(text: str) -> list[_Chunk]:
+    chunks: list[_Chunk] = []
+    depth = 0
+    line, line_start = 1, 0
+    seg_start, seg_line, seg_line_start = 0, 1, 0
+    too_deep: GradcliError | None = None
+
+    def flush(end: int) -> None:
+        segment = text[seg_start:end]
+        body = segment.lstrip()
+        if body:
+            # No newline can precede `body` within the segment: a newline
+            # outside brackets would have ended the segment.
+            column = seg_start + (len(segment) - len(body)) - seg_line_start + 1
+            chunks.append(_Chunk(body.rstrip(), seg_line, column, too_deep))
+
+    for match in _SCAN.finditer(text):
+        char = text[match.start()]
+        if char == "(" or char == "[":
+            depth += 1
+            if depth > MAX_DEPTH and too_deep is None:
+                too_deep = ParseLimitError(
+                    f"expression nested deeper than {MAX_DEPTH} levels",
+                    line=line,
+                    column=match.start() - line_start + 1,
+                )
+        elif char == ")" or char == "]":
+            # An unmatched closer is Lark's to report; never go negative, so
+            # the statements after it still split normally.
+            if depth:
+                depth -= 1
+        elif depth == 0 or char == "\n":
+            if char == "\n":
+                line += 1
+                line_start = match.end()
+            if depth == 0:
+                # ';', a newline, or a comment (which ends the statement; the
+                # newline after it then closes an empty segment).
+                flush(match.start())
+                seg_start, seg_line, seg_line_start = match.end(), line, line_start
+                too_deep = None
+        # A ';' or '#' inside brackets stays in the statement: Lark ignores the
+        # comment and reports the ';' with its position.
+    flush(len(text))
+    return chunks
+
+
+# --------------------------------------------------------------------------
+# Building the tree during the parse
+
+
+class _Origin(threading.local):
+    """Where the statement being parsed starts, for the callbacks below
+    (1, 1 for a direct ``get_parser().parse(text)``)."""
+
+    line = 1
+    column = 1
+
+
+_origin = _Origin()
+
+
+def _at(token: Token) -> tuple[int, int]:
+    """Absolute (line, column) of a token of the statement being parsed."""
+    if token.line == 1:
+        return _origin.line, _origin.column + token.column - 1
+    return _origin.line + token.line - 1, token.column
+
+
+# The grammar's operator tokens, as plain interned strings for the tree.
+_OPS = {op: op for op in ("+", "-", "*", "/", "@")}
+
+
+class _Assignment:
+    """``left = right`` before the parser module decides what it is."""
+
+    __slots__ = ("left", "equals", "right")
+
+    def __init__(self, left: Node, equals: Token, right: Node) -> None:
+        self.left, self.equals, self.right = left, equals, right
+
+
+class _Builder:
+    """Lark's inline transformer: one method per rule or alias of the grammar,
+    called at each LALR reduction with the rule's children (tokens whose
+    names start with '_' are already dropped)."""
+
+    def statement(self, c: list) -> Node | _Assignment:
+        return c[0] if len(c) == 1 else _Assignment(c[0], c[1], c[2])
+
+    def sum(self, c: list) -> Chain:
+        first = c[0]
+        rest = tuple(zip([_OPS[op] for op in c[1::2]], c[2::2]))
+        return Chain(first, rest, first.line, first.column)
+
+    product = sum
+
+    def unary(self, c: list) -> Unary:
+        sign, operand = c
+        line, column = _at(sign)
+        if type(operand) is Unary:
+            # Collapse a run of signs as it is reduced (innermost first), so
+            # 50,000 of them make one node, not a 50,000-deep tree.
+            op = "+" if operand.op == sign else "-"
+            return Unary(op, operand.operand, line, column)
+        return Unary(_OPS[sign], operand, line, column)
+
+    def implicit(self, c: list) -> Implicit:
+        token, operand = c
+        line, column = _at(token)
+        return Implicit(Num(str(token), line, column), operand, line, column)
+
+    def power(self, c: list) -> Power:
+        first = c[0]
+        return Power(tuple(c), first.line, first.column)
+
+    def index(self, c: list) -> Index:
+        target = c[0]  # c[1] is the '[' token, kept for array positions
+        return Index(target, tuple(c[2:]), target.line, target.column)
+
+    def slice(self, c: list) -> Slice:
+        start, colon, stop = c[0], c[1], c[2]
+        step = c[4] if len(c) == 5 else None
+        line, column = (start.line, start.column) if start is not None else _at(colon)
+        return Slice(start, stop, step, line, column)
+
+    def number(self, c: list) -> Num:
+        token = c[0]
+        return Num(str(token), *_at(token))
+
+    def name(self, c: list) -> Name:
+        token = c[0]
+        return Name(str(token), *_at(token))
+
+    def call(self, c: list) -> Call:
+        token = c[0]
+        return Call(str(token), tuple(c[1:]), *_at(token))
+
+    def prime(self, c: list) -> Prime:
+        token, primes = c[0], c[1]
+        return Prime(str(token), len(primes), tuple(c[2:]), *_at(token))
+
+    def array(self, c: list) -> Array:
+        return Array(tuple(c[1:]), *_at(c[0]))
+
+    def __default__(self, data: str, children: list, meta: object) -> Tree:
+        if data.startswith("_"):
+            # Lark's own helper rules (for `*` and `?`): their children are
+            # spliced into the parent rule's list, which needs a Tree here.
+            return Tree(data, children)
+        # Every rule of ours has a method above; a grammar change that adds
+        # one without a method must fail loudly rather than leak a Lark Tree.
+        raise AssertionError(f"gradcli grammar rule {data!r} has no tree builder")
+
+
+# --------------------------------------------------------------------------
+# The Lark parser, built once
+
+_parser: Lark | None = None
+_parser_lock = threading.Lock()
+
+
+def _grammar_text() -> str:
+    # Installed: the wheel carries the grammar inside the package. Editable
+    # or source checkout: it sits at the repository root.
+    try:
+        packaged = resources.files("gradcli") / "grammars" / "gradcli.lark"
+        if packaged.is_file():
+            return packaged.read_text(encoding="utf-8")
+    except (ModuleNotFoundError, OSError):
+        pass
+    source = Path(__file__).resolve().parents[3] / "grammars" / "gradcli.lark"
+    return source.read_text(encoding="utf-8")
+
+
+def _user_cache_dir() -> Path:
+    # The platform's per-user cache directory, as platformdirs would give;
+    # computed here because importing platformdirs costs ~40 ms per start.
+    home = Path.home()
+    if sys.platform == "win32":
+        base = Path(os.environ.get("LOCALAPPDATA") or home / "AppData" / "Local")
+        return base / "gradcli" / "Cache"
+    if sys.platform == "darwin":
+        return home / "Library" / "Caches" / "gradcli"
+    xdg = os.environ.get("XDG_CACHE_HOME", "")
+    base = Path(xdg) if os.path.isabs(xdg) else home / ".cache"
+    return base / "gradcli"
+
+
+def _cache_option() -> str | bool:
+    import lark
+
+    try:
+        directory = _user_cache_dir()
+        directory.mkdir(mode=0o700, parents=True, exist_ok=True)
+    except (OSError, RuntimeError):  # RuntimeError: no home directory
+        return False
+    version = f"lark{lark.__version__}-py{sys.version_info[0]}{sys.version_info[1]}"
+    # Lark stores the grammar's hash in the file and rebuilds on a mismatch,
+    # so one name per Lark and Python version is enough.
+    return str(directory / f"grammar-{version}.lark-cache")
+
+
+def _build_parser(cache: str | bool) -> Lark:
+    return Lark(
+        _grammar_text(),
+        parser="lalr",
+        lexer="contextual",
+        start="statement",
+        transformer=_Builder(),
+        maybe_placeholders=True,  # a missing part of a slice arrives as None
+        cache=cache,
+    )
+
+
+def get_parser() -> Lark:
+    """The process's one Lark parser, built on first use."""
+    global _parser
+    if _parser is None:
+        with _parser_lock:
+            if _parser is None:
+                _parser = _build_parser(_cache_option())
+    return _parser
+
+
+# --------------------------------------------------------------------------
+# Errors
+
+_DIGITS = frozenset("0123456789.")
+_CLOSER = {"(": ")", "[": "]"}
+
+
+def _quote(text: str) -> str:
+    if len(text) > 20:
+        text = text[:17] + "..."
+    return f"'{text}'"
+
+
+def _absolute(chunk: _Chunk, line: int, column: int) -> tuple[int, int]:
+    if line == 1:
+        return chunk.line, chunk.column + column - 1
+    return chunk.line + line - 1, column
+
+
+def _end_of(chunk: _Chunk) -> tuple[int, int]:
+    newline = chunk.text.rfind("\n")
+    line = chunk.text.count("\n") + 1
+    return _absolute(chunk, line, len(chunk.text) - newline)
+
+
+def _open_bracket(text: str, end: int) -> str | None:
+    """The innermost bracket still open in ``text[:end]``, if any."""
+    stack: list[str] = []
+    for match in _SCAN.finditer(text, 0, end):
+        char = text[match.start()]
+        if char in _CLOSER:
+            stack.append(char)
+        elif char in ")]" and stack:
+            stack.pop()
+    return stack[-1] if stack else None
+
+
+def _expectation(expected: set[str], chunk: _Chunk, offset: int, found: str) -> str:
+    # Lark's `expected` set is exact only about operands: LALR merges the
+    # look-aheads of states shared by calls, arrays and parentheses, so it
+    # offers ')' inside "[1, 2". Which bracket must close comes from the text.
+    if "NAME" in expected:
+        return ", expected an expression"
+    if found in ("", ")", "]"):
+        opener = _open_bracket(chunk.text, offset)
+        if opener is not None and _CLOSER[opener] != found:
+            return f", expected '{_CLOSER[opener]}'"
+    return ""
+
+
+def _syntax_error(exc: UnexpectedInput, chunk: _Chunk) -> ParseError:
+    """Lark's exception as a short ParseError at the offending position."""
+    if isinstance(exc, UnexpectedToken):
+        token = exc.token
+        expected = set(exc.expected or ())
+        if token.type == "$END":
+            # Lark gives $END the position of the last token; the input ends
+            # right after it.
+            if token.end_line is not None and token.end_column is not None:
+                line, column = _absolute(chunk, token.end_line, token.end_column)
+            else:
+                line, column = _end_of(chunk)
+            message = "unexpected end of input"
+            message += _expectation(expected, chunk, len(chunk.text), "")
+        else:
+            line, column = _absolute(chunk, token.line, token.column)
+            message = f"unexpected {_quote(str(token))}"
+            start = token.start_pos or 0
+            if token.type in ("NAME", "_LPAR") and start and chunk.text[start - 1] in _DIGITS:
+                # A number against a name where implicit products are not
+                # allowed: only an exponent (x**2x).
+                message += ": an exponent cannot be an implicit product, use parentheses"
+            else:
+                message += _expectation(expected, chunk, start, str(token))
+        return ParseError(message, line=line, column=column)
+    if isinstance(exc, UnexpectedCharacters):
+        char = chunk.text[exc.pos_in_stream]
+        shown = f"'{char}'" if char.isprintable() else f"U+{ord(char):04X}"
+        line, column = _absolute(chunk, exc.line, exc.column)
+        return ParseError(f"unexpected character {shown}", line=line, column=column)
+    if isinstance(exc, UnexpectedEOF):
+        line, column = _end_of(chunk)
+        return ParseError("unexpected end of input", line=line, column=column)
+    line, column = _absolute(chunk, exc.line or 1, exc.column or 1)
+    return ParseError("invalid syntax", line=line, column=column)
+
+
+# --------------------------------------------------------------------------
+# Statements
+
+
+def _resolve(raw: _Assignment, chunk: _Chunk) -> Assign | Define:
+    left, right = raw.left, raw.right
+    if type(left) is Name:
+        return Assign(left.id, right, left.line, left.column)
+    target = chunk.text[: raw.equals.start_pos].rstrip()
+    if type(left) is Call:
+        seen: set[str] = set()
+        for arg in left.args:
+            if type(arg) is not Name:
+                raise ParseError(
+                    f"cannot assign to {_quote(target)}: parameters must be plain names",
+                    line=arg.line,
+                    column=arg.column,
+                )
+            if arg.id in seen:
+                raise ParseError(
+                    f"cannot assign to {_quote(target)}: parameter '{arg.id}' appears twice",
+                    line=arg.line,
+                    column=arg.column,
+                )
+            seen.add(arg.id)
+        params = tuple(arg.id for arg in left.args)  # type: ignore[union-attr]
+        return Define(left.func, params, right, left.line, left.column)
+    raise ParseError(f"cannot assign to {_quote(target)}", line=left.line, column=left.column)
+
+
+def _check_depth(node: StatementNode) -> None:
+    # Iterative on purpose: this is the guard against trees too deep to recurse.
+    # Leaves (names, numbers) do not count: [[...[1]...]] nested MAX_DEPTH
+    # brackets deep is exactly MAX_DEPTH levels.
+    stack: list[tuple[object, int]] = [(node, 1)]
+    while stack:
+        current, depth = stack.pop()
+        if depth > MAX_DEPTH:
+            raise ParseLimitError(
+                f"expression nested deeper than {MAX_DEPTH} levels",
+                line=current.line,  # type: ignore[attr-defined]
+                column=current.column,  # type: ignore[attr-defined]
+            )
+        for child in children(current):  # type: ignore[arg-type]
+            if type(child) is not Num and type(child) is not Name:
+                stack.append((child, depth + 1))
+
+
+def _parse_chunk(chunk: _Chunk) -> Statement:
+    if chunk.error is not None:
+        raise chunk.error
+    parser = get_parser()
+    _origin.line, _origin.column = chunk.line, chunk.column
+    try:
+        raw = parser.parse(chunk.text)
+    except UnexpectedInput as exc:
+        raise _syntax_error(exc, chunk) from None
+    except VisitError as exc:  # a callback failed; never show Lark's wrapper
+        if isinstance(exc.orig_exc, GradcliError):
+            raise exc.orig_exc from None
+        raise ParseError("invalid syntax", line=chunk.line, column=chunk.column) from None
+    except LarkError:
+        raise ParseError("invalid syntax", line=chunk.line, column=chunk.column) from None
+    node = _resolve(raw, chunk) if type(raw) is _Assignment else raw
+    # Every non-leaf node owns at least one character of its own (an
+    # operator, a bracket, a sign, a number), so a short statement cannot be
+    # deep and the walk is skipped.
+    if len(chunk.text) > MAX_DEPTH:
+        _check_depth(node)
+    return Statement(node, chunk.text, chunk.line, chunk.column)
+
+
+def _chunks(text: str) -> list[_Chunk]:
+    if len(text) > MAX_INPUT:
+        line = text.count("\n", 0, MAX_INPUT) + 1
+        column = MAX_INPUT - text.rfind("\n", 0, MAX_INPUT)
+        raise ParseLimitError(
+            f"input longer than {MAX_INPUT:,} characters", line=line, column=column
+        )
+    return _split(text)
+
+
+def parse(text: str) -> list[Statement]:
+    """Parse every statement in ``text``, in order.
+
+    Statements are separated by ';' and by newlines outside brackets; '#'
+    starts a comment that runs to the end of the line; blank statements are
+    skipped. Raises ParseError (line and column 1-based, counted in ``text``)
+    for the first statement that does not parse, and ParseLimitError (a
+    ParseError and a LimitError) for input past MAX_INPUT or MAX_DEPTH.
+    """
+    return [_parse_chunk(chunk) for chunk in _chunks(text)]
+
+
+def parse_each(text: str) -> list[Statement | BadStatement]:
+    """Like ``parse``, but a statement that fails becomes a BadStatement in
+    its place and the others still parse (the CLI runs every statement).
+    Only a text longer than MAX_INPUT raises."""
+    results: list[Statement | BadStatement] = []
+    for chunk in _chunks(text):
+        try:
+            results.append(_parse_chunk(chunk))
+        except GradcliError as error:
+            results.append(BadStatement(error, chunk.text, chunk.line, chunk.column))
+    return results
