@@ -172,6 +172,9 @@ class Pow(Function):
     def backward(self, gy: Variable) -> Any:
         if self.c is not None:
             (x,) = self.inputs
+            if _is_integer(self.c) and self.c == 0:
+                # d/dx x**0 = 0 everywhere (never 0 * x**-1, which is nan at 0)
+                return Variable(get_array_module(x.data).zeros_like(gy.data))
             return gy * (self.c * _pow_const(x, self.c - 1))
         x0, x1 = self.inputs
         gx0 = None if type(x0) is Constant else gy * x1 * x0 ** (x1 - 1)
@@ -414,33 +417,30 @@ class MatMul(Function):
             ) from None
 
     def backward(self, gy: Variable) -> tuple[Any, Any]:
+        # NumPy's rules: a 1-D operand is a row (left) or a column (right) vector whose
+        # new axis is dropped from the result, and leading axes broadcast. Promote both
+        # operands and the gradient to that 2-D-or-more form, take the usual matrix
+        # gradients there, sum away the broadcast axes and reshape back.
         x, W = self.inputs
-        nx, nw = x.ndim, W.ndim
-        if nx == 0 or nw == 0:  # the forward raised already; kept for clarity
-            raise ShapeError("'@' needs arrays, not scalars")
-        if nx == 1 and nw == 1:
-            gx, gW = gy * W, gy * x
-        elif nx == 1:
-            gx = matmul(W, gy)
-            gW = matmul(reshape(x, (x.shape[0], 1)), reshape(gy, (1,) + gy.shape))
-            gW = sum_to(gW, W.shape) if gW.shape != W.shape else gW
-        elif nw == 1:
-            gx = matmul(reshape(gy, gy.shape + (1,)), reshape(W, (1, W.shape[0])))
-            gW = matmul(_swap_last(x), gy)
-            gx = sum_to(gx, x.shape) if gx.shape != x.shape else gx
-            if gW.ndim > 1:
-                gW = sum_to(gW, W.shape)
-        else:
-            gx = matmul(gy, _swap_last(W))
-            gW = matmul(_swap_last(x), gy)
-            if gx.shape != x.shape:
-                gx = sum_to(gx, x.shape)
-            if gW.shape != W.shape:
-                gW = sum_to(gW, W.shape)
-        return (
-            None if type(x) is Constant else gx,
-            None if type(W) is Constant else gW,
-        )
+        x_const, W_const = type(x) is Constant, type(W) is Constant
+        if x_const and W_const:
+            return None, None
+        x_shape, W_shape = x.shape, W.shape
+        x2, W2 = x, W
+        if len(x_shape) == 1:
+            x2 = reshape(x, (1, x_shape[0]))
+            gy = reshape(gy, gy.shape[:-1] + (1,) + gy.shape[-1:])
+        if len(W_shape) == 1:
+            W2 = reshape(W, (W_shape[0], 1))
+            gy = reshape(gy, gy.shape + (1,))
+        gx = gW = None
+        if not x_const:
+            gx = matmul(gy, _swap_last(W2))
+            gx = reshape(sum_to(gx, x2.shape), x_shape)
+        if not W_const:
+            gW = matmul(_swap_last(x2), gy)
+            gW = reshape(sum_to(gW, W2.shape), W_shape)
+        return gx, gW
 
 
 def _swap_last(x: Variable) -> Variable:
