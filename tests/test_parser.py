@@ -361,6 +361,11 @@ def test_windows_line_endings() -> None:
     assert [(s.source, s.line) for s in statements] == [("x = 1", 1), ("y = 2", 2)]
 
 
+def test_a_byte_order_mark_is_ignored() -> None:
+    statements = parse("\ufeffx = 1\ny")
+    assert [(s.source, s.line, s.column) for s in statements] == [("x = 1", 1, 1), ("y", 2, 1)]
+
+
 def test_a_semicolon_inside_brackets_is_an_error_not_a_split() -> None:
     err = error("f(1; 2)")
     assert err.message == "unexpected character ';'"
