@@ -31,6 +31,7 @@ from gradcli.lang.ast import (
 from gradcli.lang.parser import (
     MAX_DEPTH,
     MAX_INPUT,
+    MAX_STATEMENT,
     BadStatement,
     ParseLimitError,
     Statement,
@@ -503,9 +504,22 @@ def test_twenty_thousand_powers_are_one_flat_power() -> None:
 def test_input_length_limit() -> None:
     err = error("x" * (MAX_INPUT + 1))
     assert isinstance(err, ParseLimitError)
-    assert "1,000,000" in err.message
+    assert "10,000,000" in err.message
     assert (err.line, err.column) == (1, MAX_INPUT + 1)
-    assert one("x" * MAX_INPUT) == Name("x" * MAX_INPUT)
+
+
+def test_statement_length_limit() -> None:
+    err = error("1;" + "x" * (MAX_STATEMENT + 1))
+    assert isinstance(err, ParseLimitError)
+    assert "200,000" in err.message
+    assert (err.line, err.column) == (1, 3)
+    assert one("x" * MAX_STATEMENT) == Name("x" * MAX_STATEMENT)
+
+
+def test_many_statements_may_exceed_one_statement_limit() -> None:
+    text = "x + 1\n" * (MAX_STATEMENT // 4)
+    assert len(text) > MAX_STATEMENT
+    assert len(parse(text)) == MAX_STATEMENT // 4
 
 
 def test_hostile_inputs_finish_with_a_result_or_a_parse_error() -> None:

@@ -9,7 +9,9 @@ on a current laptop, where ARCHITECTURE.md saw 27 ms / 1.5 ms / 0.1 ms):
     one parse() of 100,000 characters "x+x+...+x":        0.9-1.9 s (load)
 Parse time is linear in the number of tokens (~18 us each there, nearly all
 inside Lark's LALR loop), so a text at MAX_INPUT made of one-character
-tokens takes about 20 s there: MAX_INPUT bounds memory, not time.
+tokens would take about 20 s there, so one statement is limited to
+MAX_STATEMENT characters (about 4 s at worst); a whole text (a script on
+standard input) may hold many statements, up to MAX_INPUT characters.
 
 How a text becomes statements, and why:
 - A hand-written scan (one regex over the bracket, ';', newline and '#'
@@ -76,6 +78,7 @@ from gradcli.lang.ast import (
 __all__ = [
     "MAX_DEPTH",
     "MAX_INPUT",
+    "MAX_STATEMENT",
     "BadStatement",
     "ParseLimitError",
     "Statement",
@@ -89,7 +92,9 @@ __all__ = [
 #: recursion limit whatever the input.
 MAX_DEPTH = 256
 #: Longest text ``parse`` accepts, in characters.
-MAX_INPUT = 1_000_000
+MAX_INPUT = 10_000_000
+#: Longest single statement, in characters: bounds the time one parse takes.
+MAX_STATEMENT = 200_000
 
 
 class ParseLimitError(ParseError, LimitError):
@@ -498,6 +503,12 @@ def _check_depth(node: StatementNode) -> None:
 def _parse_chunk(chunk: _Chunk) -> Statement:
     if chunk.error is not None:
         raise chunk.error
+    if len(chunk.text) > MAX_STATEMENT:
+        raise ParseLimitError(
+            f"statement longer than {MAX_STATEMENT:,} characters",
+            line=chunk.line,
+            column=chunk.column,
+        )
     parser = get_parser()
     _origin.line, _origin.column = chunk.line, chunk.column
     try:
