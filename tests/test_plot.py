@@ -1,0 +1,161 @@
+"""`gradcli plot` / `:plot`: write_graph renders real files and the DOT text is stable.
+
+The PNG, SVG and PDF tests run Graphviz's `dot` for real (CI installs it);
+the missing-`dot` tests hide it by emptying PATH.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+from gradcli.errors import GradcliError, LimitError, ToolMissingError, UsageError
+from gradcli.render.graph import LARGE_GRAPH, RENDER_LIMIT, write_graph
+from gradcli.session import GraphResult, Session
+
+EXPR = "x**4 - 2*x**2"
+NODE = re.compile(r"^([vf]\d+) \[label=\"([^\"]*)\"", re.M)
+needs_dot = pytest.mark.skipif(
+    shutil.which("dot") is None, reason="Graphviz's dot is not installed"
+)
+
+
+def bound() -> Session:
+    s = Session()
+    assert s.run("x = 2")[0].ok
+    return s
+
+
+@pytest.fixture
+def session() -> Session:
+    return bound()
+
+
+def nodes_of(dot: str) -> dict[str, str]:
+    """Node id -> label, read from the DOT text itself."""
+    return dict(NODE.findall(dot))
+
+
+def test_order0_dot_is_deterministic_and_counts_its_nodes(session, tmp_path) -> None:
+    a, b = tmp_path / "a.dot", tmp_path / "b.dot"
+    lines = write_graph(session.graph(EXPR), str(a))
+    write_graph(bound().graph(EXPR), str(b))  # a fresh session: same bytes
+    assert a.read_bytes() == b.read_bytes()
+    nodes = nodes_of(a.read_text())
+    # y, x**4, 2*x**2, the constant 2, x**2 and x; Sub, Mul and two Pows.
+    assert len(nodes) == 10
+    assert session.graph(EXPR).nodes == 10
+    labels = sorted(nodes.values())
+    assert labels.count("Pow") == 2 and "Mul" in labels and "Sub" in labels
+    assert "x" in labels and "y" in labels
+    assert lines[0].startswith("graph: 10 nodes")
+    assert len(lines) == 1  # no large-graph warning
+
+
+def test_order2_dot_is_deterministic_and_counts_its_nodes(session, tmp_path) -> None:
+    g = session.graph(EXPR, order=2)
+    assert g.order == 2 and g.wrt == "x"
+    assert bound().graph(EXPR, order=2).dot == g.dot
+    path = tmp_path / "d2.dot"
+    lines = write_graph(g, str(path))
+    text = path.read_text()
+    assert text == g.dot
+    nodes = nodes_of(text)
+    assert len(nodes) == g.nodes
+    # The derivative's graph holds the function's own graph and its backward.
+    assert 10 < g.nodes < LARGE_GRAPH
+    edges = re.findall(r"^([vf]\d+) -> ([vf]\d+)$", text, re.M)
+    assert edges and all(a in nodes and b in nodes for a, b in edges)
+    labels = list(nodes.values())
+    assert "x" in labels and "d2y" in labels and "Mul" in labels
+    assert f"graph: {g.nodes} nodes" in lines[0] and "order-2" in lines[0]
+
+
+@needs_dot
+def test_png_is_a_real_png(session, tmp_path) -> None:
+    path = tmp_path / "graph.png"
+    lines = write_graph(session.graph(EXPR, order=2), str(path))
+    data = path.read_bytes()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n"
+    assert len(data) > 1024
+    assert "graph.png" in lines[0]
+
+
+@needs_dot
+def test_svg_and_pdf_are_real(session, tmp_path) -> None:
+    svg, pdf = tmp_path / "g.svg", tmp_path / "G.PDF"
+    write_graph(session.graph(EXPR), str(svg))
+    text = svg.read_text()
+    assert "<svg" in text and ">Pow<" in text and ">x<" in text
+    write_graph(session.graph("sin(x)"), str(pdf))  # the extension in capitals works too
+    assert pdf.read_bytes()[:5] == b"%PDF-"
+
+
+@pytest.mark.parametrize("name", ["graph.jpg", "graph", "graph.png.txt"])
+def test_unknown_extension_is_a_usage_error_listing_the_formats(session, tmp_path, name) -> None:
+    with pytest.raises(UsageError) as info:
+        write_graph(session.graph(EXPR), str(tmp_path / name))
+    assert ".png .svg .pdf .dot" in info.value.message
+    assert not (tmp_path / name).exists()
+
+
+def test_without_dot_a_dot_file_works_and_png_says_how_to_install(
+    session, tmp_path, monkeypatch
+) -> None:
+    monkeypatch.setenv("PATH", str(tmp_path / "empty"))  # no `dot` anywhere
+    g = session.graph(EXPR)
+    write_graph(g, str(tmp_path / "g.dot"))
+    assert (tmp_path / "g.dot").read_text() == g.dot
+    with pytest.raises(ToolMissingError) as info:
+        write_graph(g, str(tmp_path / "g.png"))
+    message = info.value.message
+    assert "Graphviz" in message and "install" in message and "apt-get install graphviz" in message
+    assert not (tmp_path / "g.png").exists()
+
+
+def test_backend_raising_executable_not_found_is_tool_missing(
+    session, tmp_path, monkeypatch
+) -> None:
+    import graphviz
+
+    def missing(*args, **kwargs):
+        raise graphviz.ExecutableNotFound(["dot", "-Tsvg"])
+
+    monkeypatch.setattr(graphviz.Source, "pipe", missing)
+    with pytest.raises(ToolMissingError, match="install Graphviz"):
+        write_graph(session.graph(EXPR), str(tmp_path / "g.svg"))
+
+
+def test_large_graph_warns_and_suggests_a_lower_order(tmp_path) -> None:
+    g = GraphResult(dot="digraph g {\n}\n", nodes=LARGE_GRAPH + 1, order=6, wrt="x")
+    lines = write_graph(g, str(tmp_path / "big.dot"))
+    assert lines[0].startswith(f"graph: {LARGE_GRAPH + 1} nodes")
+    assert len(lines) == 2 and lines[1].startswith("warning: ")
+    assert "--order" in lines[1] and ".svg" in lines[1]
+    small = write_graph(GraphResult("digraph g {\n}\n", LARGE_GRAPH, 0, None),
+                        str(tmp_path / "small.dot"))
+    assert len(small) == 1
+
+
+def test_graph_too_large_to_lay_out_is_refused_but_dot_is_written(tmp_path) -> None:
+    g = GraphResult(dot="digraph g {\n}\n", nodes=RENDER_LIMIT + 1, order=9, wrt="x")
+    with pytest.raises(LimitError, match=r"\.dot"):
+        write_graph(g, str(tmp_path / "huge.png"))
+    assert not (tmp_path / "huge.png").exists()
+    write_graph(g, str(tmp_path / "huge.dot"))
+    assert (tmp_path / "huge.dot").exists()
+
+
+def test_unwritable_path_is_a_gradcli_error(session, tmp_path) -> None:
+    with pytest.raises(GradcliError, match="cannot write"):
+        write_graph(session.graph(EXPR), str(tmp_path / "no" / "such" / "dir" / "g.dot"))
+
+
+def test_importing_the_graph_writer_does_not_import_graphviz() -> None:
+    code = "import sys, gradcli.render.graph; print('graphviz' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
