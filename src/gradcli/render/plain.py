@@ -1,0 +1,125 @@
+"""The plain format: bare values, one per line, ASCII only, never wrapped.
+
+What a shell script reads, in the spirit of bc:
+
+- an expression prints its value; with ``--order N`` the orders 0..N follow as
+  N + 1 lines;
+- ``--grad`` and ``grad(...)`` print one ``d/dNAME: value`` line per variable;
+- ``--series N`` prints the Taylor polynomial on one line:
+  ``8 + 24*(x - 2) + 22*(x - 2)^2``;
+- ``--check`` prints one ``check order K: ...`` line per checked order;
+- assignments, definitions and failed statements print nothing here (errors
+  go to standard error).
+
+``RenderOptions`` lives here because every text renderer shares it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ..results import CheckEntry, Result
+from .numbers import format_number, format_value
+
+
+@dataclass(frozen=True)
+class RenderOptions:
+    """What the user asked for, as the renderers need it."""
+
+    order: int = 0
+    grad: bool = False
+    check: bool = False
+    series: int | None = None
+    digits: int | None = None
+
+    @property
+    def wants_wrt(self) -> bool:
+        return self.order > 0 or self.check or self.series is not None
+
+
+def series_text(coefficients: list[Any], var: str, point: Any,
+                digits: int | None = None) -> str:
+    """The Taylor polynomial ``c0 + c1*(x - a) + c2*(x - a)^2 + ...`` on one line.
+
+    About 0 the powers are plain ``x``, ``x^2``; about a negative point they
+    read ``(x + 0.5)``. Zero terms are left out, a coefficient of 1 is not
+    written and -1 is a bare minus; an all-zero series is ``0``. When the point
+    is an array the coefficients are arrays and every term is kept.
+    """
+    a = np.asarray(point if point is not None else 0.0)
+    scalar = a.ndim == 0 and all(np.asarray(c).ndim == 0 for c in coefficients)
+    if not scalar:
+        base = f"({var} - {format_value(a, digits)})"
+        terms = [format_value(coefficients[0], digits)] if coefficients else []
+        for k, c in enumerate(coefficients[1:], start=1):
+            power = base if k == 1 else f"{base}^{k}"
+            terms.append(f"{format_value(c, digits)}*{power}")
+        return " + ".join(terms) if terms else "0"
+
+    a_value = float(a)
+    a_text = format_number(abs(a_value), digits)
+    if a_text == "0":
+        base = var
+    elif a_value > 0:
+        base = f"({var} - {a_text})"
+    else:
+        base = f"({var} + {a_text})"
+    terms = []
+    for k, c in enumerate(coefficients):
+        c_text = format_number(float(np.asarray(c)), digits)
+        if c_text == "0":
+            continue
+        if k == 0:
+            terms.append(c_text)
+            continue
+        power = base if k == 1 else f"{base}^{k}"
+        if c_text == "1":
+            terms.append(power)
+        elif c_text == "-1":
+            terms.append("-" + power)
+        else:
+            terms.append(f"{c_text}*{power}")
+    if not terms:
+        return "0"
+    out = terms[0]
+    for term in terms[1:]:
+        out += f" - {term[1:]}" if term.startswith("-") else f" + {term}"
+    return out
+
+
+def check_line(entry: CheckEntry, digits: int | None = None) -> str:
+    verdict = "pass" if entry.ok else "FAIL"
+    return (
+        f"check order {entry.order}: autodiff {format_value(entry.autodiff, digits)}"
+        f" numerical {format_value(entry.numerical, digits)}"
+        f" abs_error {format_number(entry.abs_error, digits)}"
+        f" rel_error {format_number(entry.rel_error, digits)} {verdict}"
+    )
+
+
+def gradient_lines(gradient: dict[str, Any], digits: int | None = None) -> list[str]:
+    return [f"d/d{name}: {format_value(v, digits)}" for name, v in gradient.items()]
+
+
+def render_plain(res: Result, opts: RenderOptions, point: Any = None) -> list[str]:
+    """The lines ``res`` prints in plain format (none for bindings and errors)."""
+    if res.error is not None or res.kind in ("assign", "define"):
+        return []
+    digits = opts.digits
+    if res.kind == "grad":
+        return gradient_lines(res.value, digits)
+    lines = [format_value(res.value, digits)]
+    lines.extend(format_value(d, digits) for d in res.derivatives or ())
+    if res.gradient is not None:
+        lines.extend(gradient_lines(res.gradient, digits))
+    if res.series is not None:
+        lines.append(series_text(res.series, res.wrt or "x", point, digits))
+    for entry in res.check or ():
+        lines.append(check_line(entry, digits))
+    return lines
+
+
+__all__ = ["RenderOptions", "check_line", "gradient_lines", "render_plain", "series_text"]

@@ -1,0 +1,129 @@
+"""The table format: rich tables, the default on a terminal.
+
+Imported only when the table format is used (rich costs tens of
+milliseconds to import; JSON, plain and CSV never load it).
+
+- An expression with no derivatives asked for prints ``input = value``.
+- With ``--order``, ``--check`` or ``--series``: a table titled with the
+  input and the point, one row per order (0..N, plus orders 1 and 2 when
+  ``--check`` asks for them) with the value, and with ``--check`` the
+  central-difference estimate, absolute and relative error and pass/FAIL.
+  A series follows as its polynomial.
+- ``--grad`` and ``grad(...)``: a table of partial derivatives.
+- Assignments print ``x = 2``, definitions ``defined f(x)``.
+
+Off a terminal the boxes are ASCII and nothing is wrapped or cropped.
+"""
+
+from __future__ import annotations
+
+from typing import IO, Any
+
+from rich import box
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+from ..results import Result
+from .numbers import format_number, format_value
+from .plain import RenderOptions, series_text
+
+
+class TableRenderer:
+    def __init__(self, file: IO[str], opts: RenderOptions, *, colour: bool,
+                 terminal: bool) -> None:
+        self.opts = opts
+        self.terminal = terminal
+        self.console = Console(
+            file=file,
+            color_system="auto" if colour else None,
+            no_color=not colour,
+            force_terminal=colour,
+            highlight=False,
+            emoji=False,
+            markup=False,
+            soft_wrap=not terminal,
+            width=None if terminal else 100_000,
+            safe_box=True,
+        )
+        self.box = box.ROUNDED if terminal else box.ASCII
+
+    def _num(self, value: Any) -> str:
+        return format_value(value, self.opts.digits)
+
+    def _table(self, title: str, *columns: str) -> Table:
+        table = Table(title=title, box=self.box, title_justify="left",
+                      title_style="bold", header_style="bold")
+        for i, name in enumerate(columns):
+            table.add_column(name, justify="left" if i == 0 else "right",
+                             overflow="fold" if self.terminal else "ignore",
+                             no_wrap=not self.terminal)
+        return table
+
+    def _title(self, res: Result) -> str:
+        if not res.at:
+            return res.input
+        at = ", ".join(f"{k} = {self._num(v)}" for k, v in res.at.items())
+        return f"{res.input}  at {at}"
+
+    def render(self, res: Result, point: Any = None) -> None:
+        if res.error is not None:
+            return
+        out = self.console
+        if res.kind == "assign":
+            out.print(Text(f"{res.name} = {self._num(res.value)}", style="dim"))
+            return
+        if res.kind == "define":
+            out.print(Text(f"defined {res.name}", style="dim"))
+            return
+        if res.kind == "grad":
+            out.print(self._gradient(res.input, res.value))
+            return
+        if not (res.derivatives or res.check or res.series is not None):
+            line = Text(f"{res.input} = ")
+            line.append(self._num(res.value), style="bold")
+            out.print(line)
+        else:
+            out.print(self._orders(res))
+        if res.gradient is not None:
+            out.print(self._gradient(f"gradient of {res.input}", res.gradient))
+        if res.series is not None:
+            poly = series_text(res.series, res.wrt or "x", point, self.opts.digits)
+            out.print(Text("series: ", style="bold") + Text(poly))
+
+    def _orders(self, res: Result) -> Table:
+        checks = {c.order: c for c in res.check or ()}
+        columns = ["order", "value"]
+        if checks:
+            columns += ["numerical", "abs error", "rel error", "check"]
+        title = self._title(res) + (f"  (d/d{res.wrt})" if res.wrt else "")
+        table = self._table(title, *columns)
+        values = {0: res.value}
+        values.update({k: d for k, d in enumerate(res.derivatives or (), start=1)})
+        for k, c in checks.items():
+            values.setdefault(k, c.autodiff)
+        for k in sorted(values):
+            row = [str(k), self._num(values[k])]
+            if checks:
+                c = checks.get(k)
+                if c is None:
+                    row += ["", "", "", ""]
+                else:
+                    mark = Text("pass", style="green") if c.ok else Text("FAIL", style="bold red")
+                    row += [
+                        self._num(c.numerical),
+                        format_number(c.abs_error, self.opts.digits or 3),
+                        format_number(c.rel_error, self.opts.digits or 3),
+                        mark,
+                    ]
+            table.add_row(*row)
+        return table
+
+    def _gradient(self, title: str, values: dict[str, Any]) -> Table:
+        table = self._table(title, "variable", "partial derivative")
+        for name, v in values.items():
+            table.add_row(f"d/d{name}", self._num(v))
+        return table
+
+
+__all__ = ["TableRenderer"]
