@@ -1,0 +1,139 @@
+"""The REPL loops: interactive (prompt_toolkit) and plain (piped standard input).
+
+``main`` picks one. On a terminal: a PromptSession with history, completion,
+highlighting and multi-line input; Ctrl-C cancels the line, Ctrl-D on an
+empty line or ``:quit`` leaves with status 0. With standard input not a
+terminal: lines are read plainly (no prompt, no escape codes, no history),
+results go to standard output and errors to standard error, and the exit
+status is the highest of the statements', as for ``gradcli eval -``.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import IO, Any
+
+from .. import __version__
+from ..errors import GradcliError
+from ..render.errors import format_error
+from .brackets import needs_more
+from .commands import Shell
+from .display import PlainDisplay, RichDisplay
+from .loader import SessionLoader
+
+PROMPT = ">>> "
+CONTINUATION = "... "
+BANNER = f"gradcli {__version__}: type a formula, :help for help, Ctrl-D to leave"
+
+# Settings a Session accepts without importing anything heavy to check them;
+# anything else is checked before the first prompt (a GPU, say, must be there).
+_LAZY_OK = {"dtype": ("float64", "float32"), "device": ("cpu",),
+            "method": ("auto", "taylor", "backprop")}
+
+
+def _isatty(stream: Any) -> bool:
+    try:
+        return bool(stream.isatty())
+    except (AttributeError, ValueError):
+        return False
+
+
+def main(dtype: str = "float64", device: str = "cpu", method: str = "auto") -> int:
+    """Run the REPL on this process's terminal or standard input; the exit status."""
+    loader = SessionLoader(dtype, device, method)
+    options = {"dtype": dtype, "device": device, "method": method}
+    if not _isatty(sys.stdin) or any(v not in _LAZY_OK[k] for k, v in options.items()):
+        try:
+            loader.get()  # no prompt to show first, or settings to check now
+        except GradcliError as err:
+            sys.stderr.write(format_error(err) + "\n")
+            return int(err.exit_status)
+    if not _isatty(sys.stdin):
+        return run_plain(loader, sys.stdin)
+    if _isatty(sys.stdout):
+        return run_interactive(loader)
+    if _isatty(sys.stderr):  # `gradcli repl > file`: prompts on stderr, results to the file
+        from prompt_toolkit.output import create_output  # noqa: PLC0415
+
+        return run_interactive(loader, output=create_output(stdout=sys.stderr),
+                               display=PlainDisplay())
+    return run_plain(loader, sys.stdin)
+
+
+def run_plain(loader: SessionLoader, stdin: IO[str], display: Any = None) -> int:
+    """Read statements line by line (a line with an open bracket goes on to the next)."""
+    shell = Shell(loader, display or PlainDisplay(), positions=True)
+    pending: list[str] = []
+    start = 1
+    for number, line in enumerate(stdin, 1):
+        if not pending:
+            start = number
+        pending.append(line.rstrip("\r\n"))
+        text = "\n".join(pending)
+        if needs_more(text):
+            continue
+        pending = []
+        if not shell.execute(text, first_line=start):
+            return shell.status
+    if pending:  # end of input with a bracket open: the parser says where
+        shell.execute("\n".join(pending), first_line=start)
+    return shell.status
+
+
+def make_prompt_session(loader: SessionLoader, *, history: Any = None, input: Any = None,
+                        output: Any = None) -> Any:
+    """The PromptSession with every feature of the REPL (kept apart for tests)."""
+    from prompt_toolkit import PromptSession  # noqa: PLC0415
+    from prompt_toolkit.auto_suggest import AutoSuggestFromHistory  # noqa: PLC0415
+    from prompt_toolkit.layout.processors import HighlightMatchingBracketProcessor  # noqa: PLC0415
+
+    from .completer import GradcliCompleter  # noqa: PLC0415
+    from .keys import make_key_bindings  # noqa: PLC0415
+    from .lexer import STYLE, GradcliLexer  # noqa: PLC0415
+
+    return PromptSession(
+        message=PROMPT,
+        multiline=True,  # Enter is ours: see keys.py
+        prompt_continuation=lambda width, line, wrap: CONTINUATION.rjust(width),
+        history=history,
+        enable_history_search=True,
+        auto_suggest=AutoSuggestFromHistory(),
+        completer=GradcliCompleter(loader),
+        complete_style="column",
+        lexer=GradcliLexer(loader),
+        style=STYLE,
+        include_default_pygments_style=False,
+        key_bindings=make_key_bindings(),
+        input_processors=[HighlightMatchingBracketProcessor(chars="[]()")],
+        input=input,
+        output=output,
+    )
+
+
+def run_interactive(loader: SessionLoader, *, history: Any = None, input: Any = None,
+                    output: Any = None, display: Any = None) -> int:
+    """The prompt loop; 0 when the user leaves with Ctrl-D or :quit."""
+    warning = None
+    if history is None:
+        from .history import make_history  # noqa: PLC0415
+
+        history, warning = make_history()
+    display = display or RichDisplay()
+    prompt = make_prompt_session(loader, history=history, input=input, output=output)
+    shell = Shell(loader, display)
+    display.banner(BANNER)
+    if warning:
+        display.warning(warning)
+    loader.start()  # the evaluator loads while the user types the first line
+    while True:
+        try:
+            text = prompt.prompt()
+        except KeyboardInterrupt:  # Ctrl-C: the line is dropped, the session goes on
+            continue
+        except EOFError:  # Ctrl-D on an empty line
+            return 0
+        try:
+            if not shell.execute(text):
+                return 0
+        except KeyboardInterrupt:
+            display.error("interrupted")

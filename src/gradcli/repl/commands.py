@@ -1,0 +1,259 @@
+"""The Shell: one input (statements or a ``:command``) in, text out.
+
+Everything is computed by the Session; the Shell only picks what to ask for
+and hands the results to a display. No input can end the loop with a
+traceback: gradcli's own errors print with a caret under their column, and
+anything else prints as a short internal error, with every binding kept.
+"""
+
+from __future__ import annotations
+
+import copy
+import difflib
+import os
+import re
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from ..errors import GradcliError, UsageError
+from ..render.errors import format_error
+from .display import Row
+
+if TYPE_CHECKING:
+    from ..results import Result
+    from ..session import Session
+    from .loader import SessionLoader
+
+# name: (usage, one line); completion and :help read this table.
+COMMANDS: dict[str, tuple[str, str]] = {
+    ":help": (":help [NAME]", "the language, commands and built-ins; :help sin for one"),
+    ":vars": (":vars", "variables and their values"),
+    ":funcs": (":funcs", "defined functions"),
+    ":d": (":d [N] EXPR", "derivatives of orders 0..N (default 1) at the variable's value"),
+    ":check": (":check EXPR", "backprop against central differences (orders 1, 2)"),
+    ":plot": (":plot [N] EXPR FILE", "graph of EXPR (or its N-th derivative): .png .svg .pdf .dot"),
+    ":clear": (":clear", "forget every variable and function"),
+    ":quit": (":quit", "leave (Ctrl-D on an empty line too)"),
+}
+ALIASES = {":q": ":quit", ":exit": ":quit", ":h": ":help", ":?": ":help"}
+KEYS = [
+    ("Tab", "complete a name or :command"),
+    ("Up, Down", "history that starts with what is typed"),
+    ("Ctrl-R", "search the history"),
+    ("Enter", "run; with a bracket open it starts a new line"),
+    ("Esc Enter", "run even with a bracket open"),
+    ("Ctrl-C", "cancel the line (or a long computation)"),
+    ("Ctrl-D", "leave, on an empty line"),
+]
+_ORDER = re.compile(r"(\d+)\s+(?=\S)")  # the optional N of :d and :plot
+
+
+class Shell:
+    """Runs inputs against one Session and shows the outcome on ``display``."""
+
+    def __init__(self, loader: SessionLoader, display: Any, positions: bool = False) -> None:
+        self.loader = loader
+        self.display = display
+        # Show "(line L, column C)" even for one-line input (piped input counts lines).
+        self.positions = positions
+        self.status = 0  # the highest exit status so far, for piped input
+
+    @property
+    def session(self) -> Session:
+        return self.loader.get()
+
+    def execute(self, text: str, first_line: int = 1) -> bool:
+        """Run one input (possibly several lines); False when it asks to leave."""
+        try:
+            return self._execute(text, first_line)
+        except GradcliError as err:
+            self.show_error(err, text, first_line)
+        except Exception as exc:  # a bug of ours: short, and the session goes on
+            self.display.error(
+                f"internal error ({type(exc).__name__}: {exc}); the session goes on"
+            )
+            self._bump(1)
+        return True
+
+    def _execute(self, text: str, first_line: int) -> bool:
+        stripped = text.strip()
+        if not stripped:
+            return True
+        if stripped.startswith(":"):
+            return self._command(text, first_line)
+        session = self.session
+        if stripped in ("quit", "exit") and stripped not in session.values:
+            return False
+        self.show(session.run(text, first_line=first_line), text, first_line)
+        return True
+
+    # --- showing results ---------------------------------------------------------
+
+    def show(self, results: list[Result], text: str, first_line: int, offset: int = 0) -> None:
+        for r in results:
+            if r.error is not None:
+                self.show_error(r.error, text, first_line, offset)
+                continue
+            if r.kind == "assign":
+                self.display.assigned(r.name, r.value)
+            elif r.kind == "define":
+                self.display.defined(r.name)
+            elif r.kind == "grad":
+                self.display.grad(r.value)
+            else:
+                self.display.value(r.value)
+            self._finish(r)
+
+    def _finish(self, r: Result) -> None:
+        for w in r.warnings:
+            self.display.warning(w)
+        self._bump(int(r.exit_status))
+
+    def show_error(self, err: GradcliError, text: str, first_line: int = 1,
+                   offset: int = 0) -> None:
+        """One error, with the line it points into and a caret under its column.
+
+        ``offset`` is where the statement text starts within the first line
+        (after ``:d 2 ``), so the caret lands under the typed character.
+        """
+        lines = text.split("\n")
+        shown = copy.copy(err)
+        line_text = None
+        if err.line is not None:
+            index = err.line - first_line
+            if 0 <= index < len(lines):
+                line_text = lines[index]
+                if index == 0 and shown.column is not None:
+                    shown.column += offset
+            if not self.positions and len(lines) == 1:
+                shown.line = None  # one typed line: the caret says where
+        self.display.error(format_error(shown, line_text))
+        self._bump(int(err.exit_status))
+
+    def _bump(self, status: int) -> None:
+        self.status = max(self.status, status)
+
+    # --- commands ------------------------------------------------------------------
+
+    def _command(self, text: str, first_line: int) -> bool:
+        m = re.match(r"\s*(:[^\s]*)\s*", text)
+        assert m is not None
+        name = ALIASES.get(m.group(1), m.group(1))
+        handler: Callable[..., bool | None] | None = (
+            getattr(self, "cmd_" + name[1:], None) if name in COMMANDS else None
+        )
+        if handler is None:
+            match = difflib.get_close_matches(name, list(COMMANDS) + list(ALIASES), n=1)
+            hint = f"; did you mean {match[0]}?" if match else ""
+            raise UsageError(f"unknown command '{m.group(1)}'{hint} (:help lists them)")
+        args = text[m.end():].rstrip()
+        return handler(args, text, first_line, m.end()) is not False
+
+    def cmd_help(self, args: str, text: str, first_line: int, offset: int) -> None:
+        from .helptext import help_for, overview  # noqa: PLC0415
+
+        if args.strip():
+            self.display.help(help_for(args.strip(), self.session))
+        else:
+            self.display.help(overview())
+
+    def cmd_vars(self, args: str, text: str, first_line: int, offset: int) -> None:
+        items = list(self.session.variables())
+        if items:
+            self.display.variables(items)
+        else:
+            self.display.info("no variables yet; assign one: x = 2")
+
+    def cmd_funcs(self, args: str, text: str, first_line: int, offset: int) -> None:
+        defs = sorted(self.session.functions.values(), key=lambda d: d.name)
+        if defs:
+            self.display.functions([(d.signature, body_of(d.source)) for d in defs])
+        else:
+            self.display.info("no functions yet; define one: f(x) = x**4 - 2*x**2")
+
+    def cmd_d(self, args: str, text: str, first_line: int, offset: int) -> None:
+        from ..session import EvalOptions  # noqa: PLC0415
+
+        order, expr, skip = _split_order(args, default=1)
+        if not expr.strip():
+            raise UsageError("usage: :d [N] EXPR, as in :d 2 sin(x)")
+        session = self.session
+        results = session.run(expr, EvalOptions(order=order), first_line)
+        for r in results:
+            if r.error is None and r.kind == "value" and r.wrt is not None:
+                at = _value_of(session, r.wrt)
+                self.display.derivatives(r.input, r.wrt, at, [r.value, *(r.derivatives or [])])
+                self._finish(r)
+            else:
+                self.show([r], text, first_line, offset + skip)
+
+    def cmd_check(self, args: str, text: str, first_line: int, offset: int) -> None:
+        from ..session import EvalOptions  # noqa: PLC0415
+
+        if not args.strip():
+            raise UsageError("usage: :check EXPR, as in :check sin(x)**2")
+        results = self.session.run(args, EvalOptions(check=True), first_line)
+        for r in results:
+            if r.error is None and r.kind == "value" and r.check is not None:
+                rows = [Row(c.order, c.autodiff, c.numerical, c.abs_error, c.rel_error, c.ok)
+                        for c in r.check]
+                if rows:
+                    self.display.check(r.input, r.wrt or "", rows)
+                else:
+                    self.display.info("nothing to check: no derivative here has an estimate")
+                self._finish(r)
+            else:
+                self.show([r], text, first_line, offset)
+
+    def cmd_plot(self, args: str, text: str, first_line: int, offset: int) -> None:
+        from ..render.graph import graph_format, write_graph  # noqa: PLC0415
+
+        parts = args.rsplit(None, 1)
+        if len(parts) < 2:
+            raise UsageError(
+                "usage: :plot [N] EXPR FILE, as in :plot 2 x**4 - 2*x**2 graph.png"
+            )
+        spec, file = parts
+        order, expr, skip = _split_order(spec, default=0)
+        path = os.path.expanduser(file)
+        graph_format(path)  # a bad extension fails before any work
+        session = self.session
+        try:
+            g = session.graph(expr, order=order)
+        except GradcliError as err:
+            self.show_error(err, text, first_line, offset + skip)
+            return
+        for w in session.pending_warnings():
+            self.display.warning(w)
+        for line in write_graph(g, path):
+            if line.startswith("warning: "):
+                self.display.warning(line[len("warning: "):])
+            else:
+                self.display.info(line)
+
+    def cmd_clear(self, args: str, text: str, first_line: int, offset: int) -> None:
+        self.session.clear()
+        self.display.info("cleared every variable and function")
+
+    def cmd_quit(self, args: str, text: str, first_line: int, offset: int) -> bool:
+        return False
+
+
+def _split_order(args: str, default: int) -> tuple[int, str, int]:
+    """``"2 sin(x)"`` -> (2, "sin(x)", 2): the order, the rest, and where it starts."""
+    m = _ORDER.match(args)
+    if m is None:
+        return default, args, 0
+    return int(m.group(1)), args[m.end():], m.end()
+
+
+def _value_of(session: Session, name: str) -> Any:
+    for n, v in session.variables():
+        if n == name:
+            return v
+    return None
+
+
+def body_of(source: str) -> str:
+    """``"f(x) = x**2"`` -> ``"x**2"`` (the definition's right side)."""
+    return source.split("=", 1)[1].strip() if "=" in source else source

@@ -1,0 +1,235 @@
+"""What the REPL shows: rich tables on a terminal, plain lines when piped.
+
+Both displays take data (NumPy arrays, names, messages) and print it; neither
+computes anything. ``RichDisplay`` imports rich only when it first prints, so
+the banner and the first prompt never wait for it. ``PlainDisplay`` writes no
+escape codes and no box characters: results to standard output, errors,
+warnings and notes to standard error, like ``gradcli eval --format plain``.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import IO, Any
+
+
+def format_value(value: Any, digits: int | None = None) -> str:
+    # render.numbers imports NumPy: load it with the first value, not at startup.
+    from ..render.numbers import format_value as fv  # noqa: PLC0415
+
+    return fv(value, digits)
+
+
+def format_number(x: float, digits: int | None = None) -> str:
+    from ..render.numbers import format_number as fn  # noqa: PLC0415
+
+    return fn(x, digits)
+
+
+@dataclass
+class Row:
+    """One derivative check, already as the numbers to show."""
+
+    order: int
+    autodiff: Any
+    numerical: Any
+    abs_error: float
+    rel_error: float
+    ok: bool
+
+
+def short_value(value: Any, limit: int = 8) -> str:
+    """A value on one short line: large arrays show their first elements and shape."""
+    import numpy as np  # noqa: PLC0415 - loaded by the session anyway
+
+    arr = np.asarray(value)
+    if arr.size <= limit:
+        return format_value(arr)
+    head = ", ".join(format_number(v) for v in arr.reshape(-1)[:3])
+    shape = "x".join(str(n) for n in arr.shape)
+    return f"[{head}, ...] ({shape} values)"
+
+
+def _err(x: float) -> str:
+    return format_number(x, 3)
+
+
+def _order_label(k: int, wrt: str) -> str:
+    """0 value, 1 d/dx, 2 d^2/dx^2, ..."""
+    if k == 0:
+        return "0  value"
+    if k == 1:
+        return f"1  d/d{wrt}"
+    return f"{k}  d^{k}/d{wrt}^{k}"
+
+
+class PlainDisplay:
+    """Plain text for pipes and files: one value per line, as ``eval --format plain``."""
+
+    def __init__(self, out: IO[str] | None = None, err: IO[str] | None = None) -> None:
+        self.out = out or sys.stdout
+        self.err = err or sys.stderr
+
+    def _print(self, text: str, stream: IO[str] | None = None) -> None:
+        stream = stream or self.out
+        stream.write(text + "\n")
+        stream.flush()
+
+    def banner(self, text: str) -> None:  # a pipe gets no banner
+        pass
+
+    def value(self, value: Any) -> None:
+        self._print(format_value(value))
+
+    def assigned(self, name: str, value: Any) -> None:  # silent, as bc
+        pass
+
+    def defined(self, signature: str) -> None:
+        pass
+
+    def grad(self, partials: dict[str, Any]) -> None:
+        for name, g in partials.items():
+            self._print(f"d/d{name}: {format_value(g)}")
+
+    def derivatives(self, expr: str, wrt: str, at: Any, values: Sequence[Any]) -> None:
+        for v in values:
+            self._print(format_value(v))
+
+    def check(self, expr: str, wrt: str, rows: Sequence[Row]) -> None:
+        for r in rows:
+            self._print(
+                f"order {r.order}: autodiff {format_value(r.autodiff)} "
+                f"numerical {format_value(r.numerical)} abs_error {_err(r.abs_error)} "
+                f"rel_error {_err(r.rel_error)} {'ok' if r.ok else 'FAIL'}"
+            )
+
+    def variables(self, items: Sequence[tuple[str, Any]]) -> None:
+        for name, v in items:
+            self._print(f"{name} = {format_value(v)}")
+
+    def functions(self, items: Sequence[tuple[str, str]]) -> None:
+        for signature, body in items:
+            self._print(f"{signature} = {body}")
+
+    def help(self, sections: Sequence[tuple[str, Sequence[tuple[str, str]]]]) -> None:
+        for title, rows in sections:
+            self._print(f"{title}:")
+            width = max((len(a) for a, _ in rows), default=0)
+            for a, b in rows:
+                self._print(f"  {a.ljust(width)}  {b}".rstrip())
+
+    def info(self, text: str) -> None:
+        self._print(text, self.err)
+
+    def warning(self, text: str) -> None:
+        self._print(f"warning: {text}", self.err)
+
+    def error(self, text: str) -> None:
+        self._print(text, self.err)
+
+
+class RichDisplay:
+    """Tables and colour for a terminal (rich honours NO_COLOR and TERM=dumb)."""
+
+    def __init__(self, console: Any = None) -> None:
+        self._console = console
+
+    @property
+    def console(self) -> Any:
+        if self._console is None:
+            from rich.console import Console  # noqa: PLC0415 - off the startup path
+
+            self._console = Console(highlight=False)
+        return self._console
+
+    def _table(self, *columns: str, title: str | None = None) -> Any:
+        from rich.table import Table  # noqa: PLC0415
+
+        table = Table(title=title, title_justify="left", title_style="bold")
+        for i, c in enumerate(columns):
+            table.add_column(c, justify="right" if i and c != "ok" else "left")
+        return table
+
+    def _print(self, obj: Any, style: str | None = None) -> None:
+        # Text never wraps (a long array stays one line to copy); tables fit the width.
+        self.console.print(obj, style=style, markup=False, soft_wrap=isinstance(obj, str))
+
+    def banner(self, text: str) -> None:
+        if self._console is not None:
+            self._print(text, style="dim")
+            return
+        # A plain write: the banner is on screen before rich is even imported.
+        sys.stdout.write(text + "\n")
+        sys.stdout.flush()
+
+    def value(self, value: Any) -> None:
+        self._print(format_value(value), style="bold")
+
+    def assigned(self, name: str, value: Any) -> None:
+        self._print(f"{name} = {short_value(value)}", style="dim")
+
+    def defined(self, signature: str) -> None:
+        self._print(f"defined {signature}", style="dim")
+
+    def grad(self, partials: dict[str, Any]) -> None:
+        table = self._table("variable", "partial derivative", title="gradient")
+        for name, g in partials.items():
+            table.add_row(f"d/d{name}", format_value(g))
+        self._print(table)
+
+    def derivatives(self, expr: str, wrt: str, at: Any, values: Sequence[Any]) -> None:
+        where = f" at {wrt} = {short_value(at)}" if at is not None else ""
+        table = self._table("order", "value", title=f"{expr}{where}")
+        for k, v in enumerate(values):
+            table.add_row(_order_label(k, wrt), format_value(v))
+        self._print(table)
+
+    def check(self, expr: str, wrt: str, rows: Sequence[Row]) -> None:
+        table = self._table(
+            "order", "autodiff", "central difference", "abs error", "rel error", "ok",
+            title=f"{expr}: backprop vs central differences in {wrt}",
+        )
+        for r in rows:
+            table.add_row(
+                str(r.order), format_value(r.autodiff), format_value(r.numerical),
+                _err(r.abs_error), _err(r.rel_error), "pass" if r.ok else "FAIL",
+                style=None if r.ok else "red",
+            )
+        self._print(table)
+
+    def variables(self, items: Sequence[tuple[str, Any]]) -> None:
+        table = self._table("name", "value", "shape")
+        for name, v in items:
+            shape = getattr(v, "shape", ())
+            table.add_row(name, short_value(v), "scalar" if shape == () else str(shape))
+        self._print(table)
+
+    def functions(self, items: Sequence[tuple[str, str]]) -> None:
+        table = self._table("function", "definition")
+        for signature, body in items:
+            table.add_row(signature, body)
+        table.columns[1].justify = "left"
+        self._print(table)
+
+    def help(self, sections: Sequence[tuple[str, Sequence[tuple[str, str]]]]) -> None:
+        from rich.table import Table  # noqa: PLC0415
+
+        for title, rows in sections:
+            table = Table(title=title, title_justify="left", title_style="bold",
+                          show_header=False, box=None, padding=(0, 2))
+            table.add_column(style="cyan", no_wrap=True)
+            table.add_column()
+            for a, b in rows:
+                table.add_row(a, b)
+            self._print(table)
+
+    def info(self, text: str) -> None:
+        self._print(text, style="dim")
+
+    def warning(self, text: str) -> None:
+        self._print(f"warning: {text}", style="yellow")
+
+    def error(self, text: str) -> None:
+        self._print(text, style="red")

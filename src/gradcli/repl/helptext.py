@@ -1,0 +1,83 @@
+"""The text of ``:help``: the language, the commands, and the built-ins from the registry.
+
+Sections are (title, [(left, right), ...]) so either display can lay them out.
+The built-ins are read from the core's registry, never listed here.
+"""
+
+from __future__ import annotations
+
+import difflib
+from typing import TYPE_CHECKING
+
+from ..errors import UsageError
+from ..render.numbers import format_value
+from .commands import ALIASES, COMMANDS, KEYS, body_of
+
+if TYPE_CHECKING:
+    from ..session import Session
+
+Section = tuple[str, list[tuple[str, str]]]
+
+LANGUAGE: list[tuple[str, str]] = [
+    ("x**4 - 2*x**2", "an expression: its value"),
+    ("x = 2   v = [1, 2, 3]", "bind a name (A = [[1, 2], [3, 4]] is a matrix)"),
+    ("f(x) = x**4 - 2*x**2", "define a function; g(x, y) = x*y has two parameters"),
+    ("a; b   # note", "several statements on a line; a comment"),
+    ("+  -  *  /  @", "sum, difference, product, quotient, matrix product"),
+    ("**  ^", "power, right-associative: 2**3**2 is 512"),
+    ("2x  3(x + 1)  2pi", "implicit product, tighter than * and /: 1/2x is 1/(2x)"),
+    ("v[0]  A[1, 0]", "indexing"),
+    ("f'(a)  f''(a)", "derivatives of a one-argument function"),
+    ("ans", "the last result"),
+]
+
+
+def _builtins() -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
+    from ..core import functions  # noqa: F401, PLC0415 - fills the registry
+    from ..core.registry import REGISTRY  # noqa: PLC0415
+    from ..lang.evaluate import CONSTANTS, SPECIAL_FORMS  # noqa: PLC0415
+
+    special = [(sig, doc) for sig, doc in SPECIAL_FORMS.values()]
+    builtins = [(b.signature, b.doc) for b in REGISTRY.values()]
+    constants = [(name, format_value(value)) for name, value in CONSTANTS.items()]
+    return special + builtins, constants
+
+
+def overview() -> list[Section]:
+    functions, constants = _builtins()
+    commands = [(usage, doc) for usage, doc in COMMANDS.values()]
+    return [
+        ("The language", LANGUAGE),
+        ("Functions (all differentiable where the math is)", functions),
+        ("Constants (a name may be rebound)", constants),
+        ("Commands", commands),
+        ("Keys", KEYS),
+    ]
+
+
+def help_for(name: str, session: Session) -> list[Section]:
+    """Help on one name: a built-in, a command, a constant, or the user's own."""
+    from ..core.registry import REGISTRY  # noqa: PLC0415
+    from ..lang.evaluate import CONSTANTS, SPECIAL_FORMS  # noqa: PLC0415
+
+    command = ALIASES.get(name, name)
+    if command in COMMANDS or ":" + command in COMMANDS:
+        usage, doc = COMMANDS.get(command) or COMMANDS[":" + command]
+        return [("Command", [(usage, doc)])]
+    if name in session.functions:
+        d = session.functions[name]
+        return [("Your function", [(d.signature, body_of(d.source))])]
+    if name in REGISTRY:
+        b = REGISTRY[name]
+        return [("Built-in function", [(b.signature, b.doc)])]
+    if name in SPECIAL_FORMS:
+        return [("Differentiation", [SPECIAL_FORMS[name]])]
+    values = dict(session.variables())
+    if name in values:
+        return [("Variable", [(name, format_value(values[name]))])]
+    if name in CONSTANTS:
+        return [("Constant", [(name, format_value(CONSTANTS[name]))])]
+    known = [*REGISTRY, *SPECIAL_FORMS, *CONSTANTS, *session.functions, *values, *COMMANDS]
+    match = difflib.get_close_matches(name, known, n=1)
+    hint = f"; did you mean {match[0]}?" if match else ""
+    raise UsageError(f"no help for '{name}'{hint}")

@@ -1,0 +1,120 @@
+"""Syntax highlighting of the input line: numbers, names, functions, operators, commands.
+
+A small regular-expression lexer (no Pygments). Names are told apart by what
+follows them and by what the Session knows: a name before ``(`` or a prime is a
+call (a built-in, ``diff``/``grad``, or the user's function), other names are
+constants or variables. Until the Session has loaded, the lexer never waits
+for it: calls are still coloured as calls, only the finer classes are missing.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from prompt_toolkit.document import Document
+from prompt_toolkit.formatted_text import StyleAndTextTuples
+from prompt_toolkit.lexers import Lexer
+from prompt_toolkit.styles import Style
+
+if TYPE_CHECKING:
+    from .loader import SessionLoader
+
+TOKEN = re.compile(
+    r"""
+    (?P<comment>\#.*)
+  | (?P<number>(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)
+  | (?P<name>[A-Za-z_][A-Za-z_0-9]*)(?P<primes>'*)(?P<call>(?=\s*\())?
+  | (?P<operator>\*\*|[-+*/^@=;,])
+  | (?P<bracket>[()\[\]])
+  | (?P<space>\s+)
+  | (?P<other>.)
+    """,
+    re.VERBOSE,
+)
+COMMAND = re.compile(r"^(\s*)(:[^\s]*)")
+
+STYLE = Style.from_dict(
+    {
+        "number": "ansicyan",
+        "builtin": "ansigreen",
+        "special": "ansimagenta bold",
+        "function": "ansigreen bold",
+        "call": "ansigreen",
+        "constant": "ansiyellow",
+        "variable": "ansiblue",
+        "name": "",
+        "operator": "ansired",
+        "bracket": "bold",
+        "comment": "ansibrightblack italic",
+        "command": "ansimagenta bold",
+        "other": "ansired underline",
+        # The completion menu and auto-suggestion.
+        "auto-suggestion": "ansibrightblack",
+    }
+)
+
+
+class Names:
+    """What the lexer needs to know, read from the Session only once it is there."""
+
+    def __init__(self, loader: SessionLoader | None = None) -> None:
+        self.loader = loader
+
+    def classify(self, name: str, call: bool) -> str:
+        session = self.loader.peek() if self.loader is not None else None
+        if session is None:
+            return "call" if call else "name"
+        from ..core.registry import REGISTRY  # noqa: PLC0415 - loaded with the session
+        from ..lang.evaluate import CONSTANTS, SPECIAL_FORMS  # noqa: PLC0415
+
+        if call:
+            if name in session.functions:
+                return "function"
+            if name in SPECIAL_FORMS:
+                return "special"
+            return "builtin" if name in REGISTRY else "call"
+        if name in session.values and name != "ans":
+            return "variable"
+        if name in CONSTANTS or name == "ans":
+            return "constant"
+        return "name"
+
+
+def tokens(line: str, classify: Callable[[str, bool], str],
+           first: bool = True) -> StyleAndTextTuples:
+    """The (style, text) pieces of one line (a ``:command`` only on the ``first``)."""
+    out: StyleAndTextTuples = []
+    pos = 0
+    m = COMMAND.match(line) if first else None
+    if m is not None:
+        out.append(("", m.group(1)))
+        out.append(("class:command", m.group(2)))
+        pos = m.end()
+    for t in TOKEN.finditer(line, pos):
+        kind = t.lastgroup
+        if t.group("name") is not None:
+            name, primes = t.group("name"), t.group("primes")
+            style = classify(name, bool(primes) or t.group("call") is not None)
+            out.append((f"class:{style}", name + primes))
+        elif kind == "space":
+            out.append(("", t.group(0)))
+        else:
+            out.append((f"class:{kind}", t.group(0)))
+    return out
+
+
+class GradcliLexer(Lexer):
+    def __init__(self, loader: SessionLoader | None = None) -> None:
+        self.names = Names(loader)
+
+    def lex_document(self, document: Document) -> Callable[[int], StyleAndTextTuples]:
+        lines = document.lines
+
+        def get_line(lineno: int) -> StyleAndTextTuples:
+            if lineno >= len(lines):
+                return []
+            return tokens(lines[lineno], self.names.classify, first=lineno == 0)
+
+        return get_line

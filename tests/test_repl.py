@@ -1,0 +1,358 @@
+"""The REPL, driven for real.
+
+Most tests type into a real prompt_toolkit PromptSession through a pipe input
+(DummyOutput for the screen, a rich Console into a string for the results).
+A few run ``python -m gradcli.repl`` on a pseudo-terminal with pexpect, and
+the piped mode as a subprocess, as a user would.
+"""
+
+from __future__ import annotations
+
+import io
+import math
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from prompt_toolkit.completion import CompleteEvent
+from prompt_toolkit.document import Document
+from prompt_toolkit.history import FileHistory
+from prompt_toolkit.input import create_pipe_input
+from prompt_toolkit.output import DummyOutput
+from rich.console import Console
+
+from gradcli.repl.app import run_interactive
+from gradcli.repl.brackets import needs_more, open_depth
+from gradcli.repl.completer import GradcliCompleter
+from gradcli.repl.display import RichDisplay
+from gradcli.repl.lexer import tokens
+from gradcli.repl.loader import SessionLoader
+
+PYTHON = sys.executable
+ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b[()][0-9A-Za-z]|\x1b[=>]")
+STYLE = r"(?:\x1b\[[0-9;?]*[A-Za-z])*"  # any SGR or cursor codes around a line
+CTRL_C, CTRL_D = "\x03", "\x04"
+
+
+def drive(keys: str, tmp_path: Path, loader: SessionLoader | None = None):
+    """Type ``keys`` (\\r is Enter) into a fresh REPL; Ctrl-D is added at the end.
+
+    Returns (exit status, what the REPL printed, the history file).
+    """
+    out = io.StringIO()
+    console = Console(file=out, width=120, color_system=None, force_terminal=False)
+    history = tmp_path / "history"
+    with create_pipe_input() as pipe:
+        pipe.send_text(keys + CTRL_D)
+        status = run_interactive(
+            loader or SessionLoader(), history=FileHistory(str(history)), input=pipe,
+            output=DummyOutput(), display=RichDisplay(console),
+        )
+    return status, out.getvalue(), history
+
+
+def rows(text: str) -> list[list[str]]:
+    """The cells of every table row in ``text``."""
+    return [
+        [c.strip() for c in line.strip("│ ").split("│")]
+        for line in text.splitlines() if line.startswith("│")
+    ]
+
+
+# --- a real prompt_toolkit session through a pipe ------------------------------
+
+
+def test_define_a_function_and_take_its_second_derivative(tmp_path) -> None:
+    status, out, _ = drive("f(x) = x**4 - 2*x**2\rf''(2)\rf'(2)\r", tmp_path)
+    assert status == 0
+    lines = out.splitlines()
+    assert "defined f(x)" in lines
+    assert lines.index("44") < lines.index("24")
+
+
+def test_a_syntax_error_shows_a_caret_and_the_session_goes_on(tmp_path) -> None:
+    _, out, _ = drive("x = 3\r1 +* 2\rx*2\r", tmp_path)
+    lines = out.splitlines()
+    i = lines.index("error: unexpected '*', expected an expression")
+    assert lines[i + 1] == "  1 +* 2"
+    assert lines[i + 2] == "     ^"  # under the '*', column 4
+    assert lines[i + 3] == "6"  # the next line ran, with x still bound
+    assert out.count("error") == 1
+
+
+def test_an_unknown_name_error_points_at_the_name_and_keeps_bindings(tmp_path) -> None:
+    _, out, _ = drive("a = 5\r1 + sinn(a)\ra + 1\r", tmp_path)
+    lines = out.splitlines()
+    i = next(k for k, line in enumerate(lines) if line.startswith("error: unknown function"))
+    assert "did you mean sin?" in lines[i]
+    assert lines[i + 2] == "      ^"
+    assert lines[i + 3] == "6"
+
+
+def test_vars_lists_the_assignments(tmp_path) -> None:
+    _, out, _ = drive("a = 2\rv = [1, 2, 3]\r:vars\r", tmp_path)
+    assert "a = 2" in out.splitlines() and "v = [1, 2, 3]" in out.splitlines()
+    table = {r[0]: r[1:] for r in rows(out)}
+    assert table["a"] == ["2", "scalar"]
+    assert table["v"] == ["[1, 2, 3]", "(3,)"]
+
+
+def test_funcs_lists_the_definitions(tmp_path) -> None:
+    _, out, _ = drive("f(x) = x**4 - 2*x**2\rg(x, y) = x*y\r:funcs\r", tmp_path)
+    table = {r[0]: r[1] for r in rows(out)}
+    assert table == {"f(x)": "x**4 - 2*x**2", "g(x, y)": "x*y"}
+
+
+def test_d_shows_orders_0_to_n_at_the_variables_value(tmp_path) -> None:
+    _, out, _ = drive("x = 2\r:d 2 sin(x)\r", tmp_path)
+    assert "sin(x) at x = 2" in out
+    table = rows(out)
+    assert [r[0] for r in table] == ["0  value", "1  d/dx", "2  d^2/dx^2"]
+    assert [float(r[1]) for r in table] == [math.sin(2), math.cos(2), -math.sin(2)]
+
+
+def test_d_defaults_to_the_first_derivative_and_its_errors_point_into_the_line(
+    tmp_path,
+) -> None:
+    _, out, _ = drive("x = 2\r:d x**3\r:d 2 sin(x +)\r", tmp_path)
+    assert [float(r[1]) for r in rows(out)] == [8.0, 12.0]
+    lines = out.splitlines()
+    i = lines.index("error: unexpected ')', expected an expression")
+    assert lines[i + 1:i + 3] == ["  :d 2 sin(x +)", "              ^"]
+
+
+def test_check_compares_backprop_with_central_differences(tmp_path) -> None:
+    _, out, _ = drive("x = 0.5\r:check exp(x)\r", tmp_path)
+    table = rows(out)
+    assert [r[0] for r in table] == ["1", "2"]
+    for r in table:
+        assert float(r[1]) == math.exp(0.5)
+        assert abs(float(r[2]) - math.exp(0.5)) < 1e-5
+        assert r[5] == "pass"
+
+
+def test_grad_and_warnings(tmp_path) -> None:
+    _, out, _ = drive("x = 2; y = 3\rgrad(x*y)\rlog(-1)\r", tmp_path)
+    assert {r[0]: r[1] for r in rows(out)} == {"d/dx": "3", "d/dy": "2"}
+    lines = out.splitlines()
+    assert lines[lines.index("nan") + 1].startswith("warning: log")
+
+
+def test_brackets_left_open_continue_the_input_on_the_next_line(tmp_path) -> None:
+    status, out, history = drive("v = [1,\r2,\r3]\rsum(v)\r", tmp_path)
+    assert "v = [1, 2, 3]" in out.splitlines()
+    assert "6" in out.splitlines()
+    assert "+v = [1,\n+    2,\n+    3]\n" in history.read_text()  # one entry, indented
+
+
+def test_enter_on_an_empty_continuation_line_runs_the_input_anyway(tmp_path) -> None:
+    _, out, _ = drive("(1 +\r\r7*6\r", tmp_path)
+    assert "error: unexpected end of input" in out
+    assert out.splitlines()[-1] == "42"
+
+
+def test_ctrl_c_cancels_the_line_and_the_session_continues(tmp_path) -> None:
+    status, out, history = drive("x = 5\rundefined_thing +" + CTRL_C + "x + 1\r", tmp_path)
+    assert status == 0
+    assert "error" not in out
+    assert out.splitlines()[-1] == "6"
+    assert "undefined_thing" not in history.read_text()
+
+
+def test_ctrl_d_leaves_with_status_0_and_quit_stops_reading(tmp_path) -> None:
+    status, out, _ = drive(":quit\r1 + 1\r", tmp_path)
+    assert status == 0
+    assert "2" not in out.splitlines()
+
+
+def test_the_history_file_holds_the_lines_typed(tmp_path) -> None:
+    _, _, history = drive("f(x) = x**4 - 2*x**2\rf''(2)\r:vars\r", tmp_path)
+    entries = re.findall(r"^\+(.*)$", history.read_text(), re.M)
+    assert entries == ["f(x) = x**4 - 2*x**2", "f''(2)", ":vars"]
+
+
+def test_plot_writes_the_graph_file(tmp_path) -> None:
+    dot, svg = tmp_path / "g.dot", tmp_path / "g2.svg"
+    _, out, _ = drive(f"x = 2\r:plot x**4 - 2*x**2 {dot}\r:plot 2 x**4 - 2*x**2 {svg}\r", tmp_path)
+    assert dot.read_text().startswith("digraph g {")
+    assert "graph: 10 nodes" in out
+    assert "order-2 derivative by x" in out
+    if svg.exists() or "Graphviz" not in out:  # with `dot` installed, a real SVG
+        assert "<svg" in svg.read_text()
+
+
+def test_clear_forgets_bindings_and_unknown_commands_are_errors(tmp_path) -> None:
+    _, out, _ = drive("x = 2\r:clear\rx\r:vras\r", tmp_path)
+    assert "cleared every variable and function" in out
+    assert "error: unknown name 'x'" in out
+    assert "error: unknown command ':vras'; did you mean :vars?" in out
+
+
+def test_help_lists_built_ins_from_the_registry_and_commands(tmp_path) -> None:
+    _, out, _ = drive(":help\r:help asinh\r", tmp_path)
+    assert "sin(x)" in out and "sine (radians)" in out
+    assert "linspace(a, b, n)" in out and ":d [N] EXPR" in out
+    assert out.count("inverse hyperbolic sine") == 2  # in the list, then on its own
+
+
+def test_an_internal_error_prints_briefly_and_the_session_survives(
+    tmp_path, monkeypatch
+) -> None:
+    from gradcli.session import Session
+
+    real_run = Session.run
+
+    def flaky(self, text, *args, **kwargs):
+        if "boom" in text:
+            raise RuntimeError("kaboom")
+        return real_run(self, text, *args, **kwargs)
+
+    monkeypatch.setattr(Session, "run", flaky)
+    _, out, _ = drive("x = 4\rboom\rx + 1\r", tmp_path)
+    assert "internal error (RuntimeError: kaboom)" in out
+    assert "Traceback" not in out
+    assert out.splitlines()[-1] == "5"
+
+
+# --- completion and highlighting ---------------------------------------------------
+
+
+def completions(text: str, loader: SessionLoader) -> dict[str, str]:
+    found = GradcliCompleter(loader).get_completions(
+        Document(text), CompleteEvent(completion_requested=True)
+    )
+    return {c.text: c.display_meta_text for c in found}
+
+
+def test_completion_offers_built_ins_with_descriptions_names_and_commands() -> None:
+    loader = SessionLoader()
+    session = loader.get()
+    session.run("sigma = 2; f(x) = x**4 - 2*x**2")
+    got = completions("3 + si", loader)
+    assert got["sin"] == "sine (radians)"
+    assert got["sinh"] == "hyperbolic sine"
+    assert got["sigmoid"].startswith("logistic sigmoid")
+    assert got["sigma"] == "= 2"
+    assert completions("f", loader)["f"] == "= x**4 - 2*x**2"
+    assert "diff" in completions("di", loader) and "pi" in completions("p", loader)
+    assert set(completions(":", loader)) >= {":help", ":vars", ":funcs", ":d", ":check",
+                                             ":plot", ":clear", ":quit"}
+    assert set(completions(":c", loader)) == {":check", ":clear"}
+
+
+def test_lexer_classifies_numbers_names_functions_and_operators() -> None:
+    loader = SessionLoader()
+    loader.get().run("x = 1; f(t) = t")
+    from gradcli.repl.lexer import Names
+
+    got = tokens("f'(2x) + sin(pi)**y # note", Names(loader).classify)
+    styled = [(s, t) for s, t in got if s]
+    assert styled == [
+        ("class:function", "f'"), ("class:bracket", "("), ("class:number", "2"),
+        ("class:variable", "x"), ("class:bracket", ")"), ("class:operator", "+"),
+        ("class:builtin", "sin"), ("class:bracket", "("), ("class:constant", "pi"),
+        ("class:bracket", ")"), ("class:operator", "**"), ("class:name", "y"),
+        ("class:comment", "# note"),
+    ]
+    assert tokens(":d 2 x", Names().classify)[1] == ("class:command", ":d")
+    assert "".join(t for _, t in got) == "f'(2x) + sin(pi)**y # note"
+
+
+def test_bracket_depth_ignores_comments_and_stray_closers() -> None:
+    assert open_depth("f(1, [2") == 2
+    assert open_depth("x) + (") == 1
+    assert not needs_more("g(x) # (")
+    assert needs_more("[1,\n 2")
+
+
+# --- as a user runs it -----------------------------------------------------------------
+
+
+def _env(tmp_path: Path, **extra: str) -> dict[str, str]:
+    env = dict(os.environ, GRADCLI_HISTORY=str(tmp_path / "hist"), TERM="xterm",
+               NO_COLOR="1", PROMPT_TOOLKIT_NO_CPR="1", COLUMNS="100")
+    env.update(extra)
+    return env
+
+
+def test_on_a_terminal(tmp_path) -> None:
+    pexpect = pytest.importorskip("pexpect")
+    child = pexpect.spawn(PYTHON, ["-m", "gradcli.repl"], env=_env(tmp_path),
+                          encoding="utf-8", timeout=10, dimensions=(40, 100))
+    try:
+        child.expect_exact(">>>")
+
+        def line(text: str, *expect: str) -> None:
+            """Type a line; ``expect`` are the output lines, styles or not."""
+            child.send(text + "\r")
+            child.expect(r"\r\n".join(f"{STYLE}{re.escape(e)}{STYLE}" for e in expect) + "\r\n")
+            child.expect_exact(">>>")  # the next prompt: the terminal is raw again
+
+        line("f(x) = x**4 - 2*x**2", "defined f(x)")
+        line("f''(2)", "44")
+        line("1 +* 2", "error: unexpected '*', expected an expression", "  1 +* 2", "     ^")
+        line("f(3)", "63")
+        child.sendcontrol("d")
+        child.expect(pexpect.EOF)
+    finally:
+        child.close()
+    assert child.exitstatus == 0
+    assert "Traceback" not in ANSI.sub("", child.before or "")
+    entries = re.findall(r"^\+(.*)$", (tmp_path / "hist").read_text(), re.M)
+    assert entries == ["f(x) = x**4 - 2*x**2", "f''(2)", "1 +* 2", "f(3)"]
+
+
+PIPED = "f(x) = x**4 - 2*x**2\nf''(2)\n1 +* 2\nx = 2\n:d 2 sin(x)\n:vars\n"
+
+
+def _check_piped(done: subprocess.CompletedProcess, tmp_path: Path) -> None:
+    assert "\x1b" not in done.stdout + done.stderr
+    assert done.stdout.splitlines() == [
+        "44",
+        repr(math.sin(2)), repr(math.cos(2)), repr(-math.sin(2)),
+        f"ans = {math.sin(2)!r}", "x = 2",  # :vars
+    ]
+    assert done.stderr.splitlines() == [
+        "error: unexpected '*', expected an expression (line 3, column 4)",
+        "  1 +* 2",
+        "     ^",
+    ]
+    assert done.returncode == 2  # the highest status, as `gradcli eval -` reports
+    assert not (tmp_path / "hist").exists()
+
+
+def test_piped_standard_input_reads_lines_plainly(tmp_path) -> None:
+    done = subprocess.run([PYTHON, "-m", "gradcli.repl"], input=PIPED, text=True,
+                          capture_output=True, env=_env(tmp_path, TERM="xterm-256color"),
+                          timeout=60)
+    _check_piped(done, tmp_path)
+
+
+def test_gradcli_repl_command_piped(tmp_path) -> None:
+    pytest.importorskip("gradcli.cli")
+    done = subprocess.run([PYTHON, "-m", "gradcli", "repl"], input=PIPED, text=True,
+                          capture_output=True, env=_env(tmp_path), timeout=60)
+    _check_piped(done, tmp_path)
+
+
+def test_piped_input_exit_status_is_0_when_every_line_succeeds(tmp_path) -> None:
+    done = subprocess.run([PYTHON, "-m", "gradcli.repl"], input="x = 3\n[x,\n 2x]\n",
+                          text=True, capture_output=True, env=_env(tmp_path), timeout=60)
+    assert (done.returncode, done.stdout, done.stderr) == (0, "[3, 6]\n", "")
+
+
+def test_the_path_to_the_first_prompt_imports_nothing_heavy() -> None:
+    code = (
+        "import sys\n"
+        "from gradcli.repl import app, completer, lexer, keys, history\n"
+        "from gradcli.repl.loader import SessionLoader\n"
+        "app.make_prompt_session(SessionLoader())\n"
+        "heavy = {'numpy', 'lark', 'rich', 'graphviz', 'typer', 'sympy'}\n"
+        "print(sorted(heavy & {m.split('.')[0] for m in sys.modules}))\n"
+    )
+    out = subprocess.run([PYTHON, "-c", code], capture_output=True, text=True, check=True,
+                         env=dict(os.environ, TERM="dumb"), stdin=subprocess.DEVNULL)
+    assert out.stdout.strip() == "[]"
