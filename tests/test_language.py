@@ -1,0 +1,365 @@
+"""The expression language through Session.run: grammar, semantics, errors, limits.
+
+Everything here goes through the one public entry the CLI and the REPL use,
+``Session.run(text, options)``, and looks at the Result objects it returns.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+
+import numpy as np
+import pytest
+
+from gradcli.session import EvalOptions, Session
+
+
+def run(text: str, session: Session | None = None, **options):
+    """All results of ``text`` in a fresh session (or the one given)."""
+    return (session or Session()).run(text, EvalOptions(**options))
+
+
+def last(text: str, **options):
+    return run(text, **options)[-1]
+
+
+def value(text: str, **options):
+    res = last(text, **options)
+    assert res.error is None, f"{text!r} failed: {res.error}"
+    return res.value
+
+
+def error(text: str, **options):
+    res = last(text, **options)
+    assert res.error is not None, f"{text!r} should fail, gave {res.value!r}"
+    return res.error
+
+
+# --- precedence and syntax -----------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("1 + 2*3", 7),
+        ("10 - 2 - 3", 5),  # left-associative
+        ("2/4/2", 0.25),
+        ("(1 + 2)*3", 9),
+        ("2**3**2", 512),  # right-associative
+        ("2^3^2", 512),
+        ("(2**3)**2", 64),
+        ("2**-1", 0.5),
+        ("-2^2", -4),  # unary minus below power
+        ("-2**2", -4),
+        ("--2", 2),
+        ("+-+2", -2),
+        (".5 + 2.", 2.5),
+        ("1e-3 * 1E3", 1),
+        ("2e3", 2000),
+        ("2 # a comment", 2),
+        ("2pi", 2 * math.pi),
+        ("pi", math.pi),
+        ("e", math.e),
+        ("sigmoid(0)", 0.5),
+        ("log2(8) + log10(1000)", 6),
+        ("sqrt(16)", 4),
+        ("abs(-3)", 3),
+        ("exp(0) + cos(0)", 2),
+    ],
+)
+def test_arithmetic_and_precedence(text, expected):
+    assert float(value(text)) == pytest.approx(expected, rel=1e-15)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("1/2x", 1 / (2 * 4)),  # implicit product binds tighter than / ...
+        ("2x^2", 2 * 4**2),  # ... and is below power
+        ("3(x + 1)", 15),
+        ("-x**2", -16),
+        ("2x*3", 24),
+        ("2e3x", 8000),  # an exponent stays in the number
+        ("2sin(x)", 2 * math.sin(4)),
+        ("x/2x", 0.5),
+    ],
+)
+def test_implicit_products(text, expected):
+    s = Session()
+    s.run("x = 4")
+    res = s.run(text)[-1]
+    assert res.error is None, res.error
+    assert float(res.value) == pytest.approx(expected, rel=1e-15)
+
+
+def test_statements_semicolons_newlines_and_comments():
+    results = run("x = 1; y = 2  # two bindings\n\n# only a comment\nx + y")
+    assert [r.kind for r in results] == ["assign", "assign", "value"]
+    assert float(results[-1].value) == 3
+    assert results[-1].line == 4
+
+
+def test_a_bracket_spans_lines():
+    res = last("A = [[1, 2],\n     [3, 4]]\nA[1, 0]")
+    assert float(res.value) == 3
+
+
+def test_constants_can_be_rebound_and_ans_is_the_last_result():
+    assert float(value("pi = 3; pi")) == 3
+    assert float(value("2 + 3; ans * 2")) == 10
+
+
+# --- arrays ------------------------------------------------------------------------
+
+
+def test_arrays_broadcast_and_index():
+    np.testing.assert_array_equal(value("[1, 2, 3] * 2"), [2, 4, 6])
+    np.testing.assert_array_equal(value("[1, 2, 3] + [[10], [20]]"),
+                                  [[11, 12, 13], [21, 22, 23]])
+    assert float(value("v = [1, 2, 3]; v[0]")) == 1
+    assert float(value("v = [1, 2, 3]; v[-1]")) == 3
+    np.testing.assert_array_equal(value("v = [1, 2, 3]; v[0:2]"), [1, 2])
+    assert float(value("A = [[1, 2], [3, 4]]; A[1, 0]")) == 3
+
+
+def test_matrix_product_and_builtins_over_arrays():
+    np.testing.assert_array_equal(value("A = [[1, 2], [3, 4]]; A @ A"), [[7, 10], [15, 22]])
+    np.testing.assert_array_equal(value("matmul([[1, 2], [3, 4]], [1, 1])"), [3, 7])
+    assert float(value("[1, 2] @ [3, 4]")) == 11
+    assert float(value("sum([1, 2, 3])")) == 6
+    assert float(value("mean([1, 2, 3])")) == 2
+    assert float(value("max([1, 5, 3]) - min([4, 2, 8])")) == 3
+    np.testing.assert_array_equal(value("transpose([[1, 2], [3, 4]])"), [[1, 3], [2, 4]])
+    np.testing.assert_array_equal(value("reshape(arange(6), 2, 3)"), [[0, 1, 2], [3, 4, 5]])
+    np.testing.assert_array_equal(value("linspace(0, 1, 5)"), [0, 0.25, 0.5, 0.75, 1])
+    np.testing.assert_array_equal(value("zeros(2) + ones(2)"), [1, 1])
+
+
+def test_elementwise_derivatives_over_an_array():
+    s = Session()
+    s.bind_at("x", "linspace(0, 1, 3)")
+    res = s.run("x**2", EvalOptions(order=1))[0]
+    np.testing.assert_allclose(res.derivatives[0], [0, 1, 2])
+
+
+def test_derivative_of_a_reduction_is_the_gradient_of_the_sum():
+    s = Session()
+    s.bind_at("x", "[1, 2, 3]")
+    res = s.run("sum(x**2)", EvalOptions(order=1))[0]
+    np.testing.assert_allclose(res.derivatives[0], [2, 4, 6])
+
+
+# --- differentiation in the language ------------------------------------------
+
+
+def test_diff_forms():
+    assert float(value("diff(x^4 - 2x^2, x, 2, 3)")) == 104  # qalc's form, x unbound
+    assert float(value("x = 2; diff(x^3, x)")) == 12
+    assert float(value("x = 2; diff(x^3, x, 2)")) == 12
+    assert float(value("diff(sin(x), x, 1, 0)")) == 1
+    assert float(value("diff(x^5, x, 0, 2)")) == 32
+    assert float(value("x = 2; diff(diff(x^3, x), x)")) == 12  # nested
+
+
+def test_grad_is_a_mapping_of_partial_derivatives():
+    res = last("x = 2; y = 3; grad(x*y + sin(x))")
+    assert res.kind == "grad"
+    assert set(res.value) == {"x", "y"}
+    assert float(res.value["x"]) == pytest.approx(3 + math.cos(2))
+    assert float(res.value["y"]) == 2
+    only_x = last("x = 2; y = 3; grad(x*y, x)")
+    assert set(only_x.value) == {"x"}
+
+
+def test_definitions_and_primes():
+    results = run("f(x) = x**4 - 2*x**2; f(2); f'(2); f''(2); f'''(2)")
+    assert results[0].kind == "define" and results[0].name == "f(x)"
+    assert [float(r.value) for r in results[1:]] == [8, 24, 44, 48]
+    assert float(value("g(x, y) = x*y + sin(x); g(2, 3)")) == pytest.approx(6 + math.sin(2))
+    assert float(value("sin'(0) + exp''(0)")) == 2
+
+
+def test_orders_and_exact_zeros():
+    res = last("x = 0; x**2", order=3)
+    assert [float(d) for d in res.derivatives] == [0, 2, 0]  # 0, not nan
+    res = last("x = 2; x**4 - 2*x**2", order=5)
+    assert [float(d) for d in res.derivatives] == [24, 44, 48, 24, 0]
+
+
+def test_series_coefficients():
+    res = last("x = 2; x**3", series=3)
+    assert [float(c) for c in res.series] == [8, 12, 6, 1]
+
+
+def test_wrt_default_and_ambiguity():
+    res = last("x = 1; y = 2; x*y", order=1, wrt="y")
+    assert float(res.derivatives[0]) == 1
+    err = error("x = 1; y = 2; x*y", order=1)
+    assert err.kind == "usage"
+    assert "x" in err.message and "y" in err.message  # names the candidates
+    assert "pi" not in last("x = 1; pi*x", order=1).wrt
+
+
+# --- errors with positions --------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "column", "fragment"),
+    [
+        ("1 +* 2", 4, "unexpected '*'"),
+        ("(1 + 2", 7, "unexpected end of input"),
+        ("x = ", 4, "unexpected end of input"),
+        ("2 x", 3, "unexpected 'x'"),
+        ("1 2", 3, "unexpected '2'"),
+        ("x^^2", 3, "unexpected '^'"),
+        ("f(2) = 3", 3, "cannot assign"),
+        ("1 + $", 5, "unexpected character '$'"),
+    ],
+)
+def test_parse_errors_have_positions(text, column, fragment):
+    err = error(text)
+    assert err.kind == "parse"
+    assert fragment in err.message
+    assert (err.line, err.column) == (1, column)
+
+
+def test_error_positions_count_lines_and_statements():
+    results = run("x = 1\n\ny = 2; sinn(x)")
+    err = results[-1].error
+    assert (err.line, err.column) == (3, 8)
+    shifted = Session().run("1\n1 +", first_line=10)
+    assert shifted[-1].error.line == 11
+
+
+def test_one_bad_statement_does_not_stop_the_others():
+    results = run("1 +; 2 + 2; sinn(1); 3")
+    assert [r.error is None for r in results] == [False, True, False, True]
+    assert float(results[-1].value) == 3
+
+
+@pytest.mark.parametrize(
+    ("text", "hint"),
+    [("sinn(2)", "did you mean sin?"), ("x = 2; xx + 1", "did you mean x?"),
+     ("sqr(4)", "did you mean sqrt?"), ("tanhh(1)", "did you mean tanh?")],
+)
+def test_unknown_names_suggest_the_closest(text, hint):
+    err = error(text)
+    assert err.kind == "name"
+    assert hint in err.message
+
+
+@pytest.mark.parametrize(
+    ("text", "fragments"),
+    [
+        ("sin(1, 2)", ["sin", "1 argument", "got 2"]),
+        ("log(2, 10)", ["log", "1 argument"]),
+        ("f(x) = x; f(1, 2)", ["f takes 1 argument", "f(x)"]),
+        ("diff(x)", ["diff takes 2 to 4 arguments"]),
+    ],
+)
+def test_arity_messages_name_the_function(text, fragments):
+    err = error(text)
+    for fragment in fragments:
+        assert fragment in err.message
+
+
+def test_other_evaluation_errors_are_clear():
+    assert "not a function" in error("x = 2; x(3)").message
+    assert "is a function" in error("sin").message
+    assert "built-in function" in error("sin = 3").message
+    err = error("[[1, 2], [3, 4]] @ [1, 2, 3]")
+    assert err.kind == "math" and "(2, 2)" in err.message and "(3,)" in err.message
+    assert error("[1, 2] + [1, 2, 3]").kind == "math"
+    assert error("diff(x^2, 3)").kind == "math"
+    assert error("y + 1").kind == "name"
+
+
+@pytest.mark.parametrize(
+    ("text", "expected", "names"),
+    [
+        ("log(-1)", "nan", "log"),
+        ("sqrt(-1)", "nan", "sqrt"),
+        ("acosh(0.5)", "nan", "acosh"),
+        ("1/0", "inf", "/"),
+        ("-1/0", "-inf", "/"),
+        ("log(0)", "-inf", "log"),
+        ("10**10**10", "inf", "**"),
+        ("exp(1000)", "inf", "exp"),
+    ],
+)
+def test_non_finite_results_warn_once_naming_the_operation(text, expected, names):
+    res = last(text)
+    assert res.error is None
+    got = float(res.value)
+    assert (math.isnan(got) if expected == "nan" else got == float(expected))
+    assert len(res.warnings) == 1
+    assert names in res.warnings[0]
+
+
+def test_finite_results_have_no_warnings():
+    assert last("log(1) + sqrt(4) + 1/2").warnings == []
+
+
+# --- hostile input ----------------------------------------------------------------
+
+
+def timed(text: str, **options):
+    start = time.perf_counter()
+    res = last(text, **options)
+    return res, time.perf_counter() - start
+
+
+def test_deep_nesting_is_refused_quickly():
+    res, seconds = timed("(" * 5000 + "1" + ")" * 5000)
+    assert res.error is not None and res.error.kind == "parse"
+    assert "nested deeper" in res.error.message
+    assert seconds < 5
+    res, _ = timed("[" * 5000 + "]" * 5000)
+    assert res.error is not None and "nested deeper" in res.error.message
+
+
+def test_a_100000_character_expression_evaluates():
+    text = "+".join(["1"] * 50_000)  # 99,999 characters
+    res, seconds = timed(text)
+    assert res.error is None
+    assert float(res.value) == 50_000
+    assert seconds < 30
+
+
+def test_long_runs_of_signs_and_powers_do_not_recurse():
+    res, seconds = timed("-" * 20_001 + "1")
+    assert float(res.value) == -1
+    res2, seconds2 = timed("2**" * 5_000 + "1")
+    assert float(res2.value) == math.inf
+    assert seconds + seconds2 < 20
+
+
+def test_huge_results_and_sizes_are_clear():
+    res, seconds = timed("10**10**10")
+    assert float(res.value) == math.inf and res.warnings
+    res, seconds = timed("linspace(0, 1, 10**12)")
+    assert res.error is not None and "limit" in res.error.message
+    assert seconds < 5
+    res, _ = timed("arange(10**9)")
+    assert res.error is not None and "limit" in res.error.message
+
+
+def test_an_order_of_10000_is_refused_with_the_limit():
+    res, seconds = timed("x = 2; x**4", order=10_000)
+    assert res.error is not None and "1000" in res.error.message
+    res2, seconds2 = timed("diff(x^2, x, 10000, 1)")
+    assert res2.error is not None and "limit" in res2.error.message
+    assert seconds + seconds2 < 5
+
+
+def test_odd_characters_are_parse_errors():
+    for text in ("x\x00", "2 ** ∞", "1 + \u200b"):
+        err = error(text)
+        assert err.kind == "parse", text
+
+
+@pytest.mark.xfail(strict=True, reason="session bug: d/dx of the bare variable x is 0, not 1")
+def test_the_derivative_of_the_variable_itself_is_one():
+    assert [float(d) for d in last("x = 2; x", order=2).derivatives] == [1, 0]
+    assert float(value("x = 2; diff(x, x)")) == 1
