@@ -356,3 +356,37 @@ def test_the_path_to_the_first_prompt_imports_nothing_heavy() -> None:
     out = subprocess.run([PYTHON, "-c", code], capture_output=True, text=True, check=True,
                          env=dict(os.environ, TERM="dumb"), stdin=subprocess.DEVNULL)
     assert out.stdout.strip() == "[]"
+
+
+# --- the history file and settings -----------------------------------------------------
+
+
+def test_history_lives_in_the_user_data_directory_unless_overridden(
+    tmp_path, monkeypatch
+) -> None:
+    from gradcli.repl.history import history_path, make_history
+
+    monkeypatch.delenv("GRADCLI_HISTORY", raising=False)
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    if sys.platform.startswith("linux"):
+        assert history_path() == tmp_path / "data" / "gradcli" / "history"
+    assert history_path().name == "history" and "gradcli" in history_path().parts
+    monkeypatch.setenv("GRADCLI_HISTORY", str(tmp_path / "deep" / "h.txt"))
+    history, warning = make_history()
+    assert isinstance(history, FileHistory) and warning is None
+    assert (tmp_path / "deep" / "h.txt").exists()  # the folder is made
+    monkeypatch.setenv("GRADCLI_HISTORY", "")
+    assert history_path() is None
+    monkeypatch.setenv("GRADCLI_HISTORY", str(tmp_path))  # a directory: in memory, one warning
+    history, warning = make_history()
+    assert not isinstance(history, FileHistory)
+    assert warning is not None and "GRADCLI_HISTORY" in warning
+
+
+def test_a_bad_setting_is_reported_before_any_prompt(tmp_path) -> None:
+    code = "from gradcli.repl import main; raise SystemExit(main(dtype='float16'))"
+    done = subprocess.run([PYTHON, "-c", code], input="1 + 1\n", text=True,
+                          capture_output=True, env=_env(tmp_path), timeout=60)
+    assert done.returncode == 2
+    assert done.stdout == ""
+    assert done.stderr == "error: unknown dtype 'float16'; expected float64 or float32\n"

@@ -61,8 +61,24 @@ def main(dtype: str = "float64", device: str = "cpu", method: str = "auto") -> i
 
 
 def run_plain(loader: SessionLoader, stdin: IO[str], display: Any = None) -> int:
-    """Read statements line by line (a line with an open bracket goes on to the next)."""
+    """Read statements line by line (a line with an open bracket goes on to the next).
+
+    Ctrl-C ends it with status 130, as shells expect; a reader that goes away
+    (``| head -1``) ends it quietly.
+    """
     shell = Shell(loader, display or PlainDisplay(), positions=True)
+    if hasattr(stdin, "reconfigure"):
+        stdin.reconfigure(errors="replace")  # a stray byte is the parser's to report
+    try:
+        _read_lines(shell, stdin)
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:
+        _silence_stdout()
+    return shell.status
+
+
+def _read_lines(shell: Shell, stdin: IO[str]) -> None:
     pending: list[str] = []
     start = 1
     for number, line in enumerate(stdin, 1):
@@ -74,10 +90,20 @@ def run_plain(loader: SessionLoader, stdin: IO[str], display: Any = None) -> int
             continue
         pending = []
         if not shell.execute(text, first_line=start):
-            return shell.status
+            return
     if pending:  # end of input with a bracket open: the parser says where
         shell.execute("\n".join(pending), first_line=start)
-    return shell.status
+
+
+def _silence_stdout() -> None:
+    """After a broken pipe, send what is left to /dev/null so exiting prints nothing."""
+    import os  # noqa: PLC0415
+
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
 
 
 def make_prompt_session(loader: SessionLoader, *, history: Any = None, input: Any = None,
@@ -137,3 +163,6 @@ def run_interactive(loader: SessionLoader, *, history: Any = None, input: Any = 
                 return 0
         except KeyboardInterrupt:
             display.error("interrupted")
+        except BrokenPipeError:  # `gradcli repl | head`: the reader left
+            _silence_stdout()
+            return 0
