@@ -5,8 +5,8 @@ What a shell script reads, in the spirit of bc:
 - an expression prints its value; with ``--order N`` the orders 0..N follow as
   N + 1 lines;
 - ``--grad`` and ``grad(...)`` print one ``d/dNAME: value`` line per variable;
-- ``--series N`` prints the Taylor polynomial on one line:
-  ``8 + 24*(x - 2) + 22*(x - 2)^2``;
+- ``--series N`` prints the Taylor polynomial on one line,
+  ``8 + 24*(x - 2) + 22*(x - 2)^2``, and without ``--order`` only that line;
 - ``--check`` prints one ``check order K: ...`` line per checked order;
 - assignments, definitions and failed statements print nothing here (errors
   go to standard error).
@@ -111,7 +111,8 @@ def render_plain(res: Result, opts: RenderOptions, point: Any = None) -> list[st
     digits = opts.digits
     if res.kind == "grad":
         return gradient_lines(res.value, digits)
-    lines = [format_value(res.value, digits)]
+    # With --series alone the polynomial is the answer (its c0 is the value).
+    lines = [] if res.series is not None and not opts.order else [format_value(res.value, digits)]
     lines.extend(format_value(d, digits) for d in res.derivatives or ())
     if res.gradient is not None:
         lines.extend(gradient_lines(res.gradient, digits))

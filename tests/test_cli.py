@@ -1,0 +1,526 @@
+"""The command-line contract (SPEC section 2), through the real `gradcli` script.
+
+Most tests run the installed console script in a subprocess, as a shell
+script would; a few check the CLI's own pieces in-process (the --at
+splitter, the stdin reader, and that the fast argument parser agrees with
+the Typer app on every command line it accepts).
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from gradcli import __version__, cli
+
+BIN = Path(sys.executable).with_name("gradcli")
+GRADCLI = str(BIN) if BIN.exists() else shutil.which("gradcli")
+ESC = "\x1b["
+
+
+def gradcli(*args: str, stdin: str | None = None, env: dict[str, str] | None = None,
+            timeout: float = 60) -> subprocess.CompletedProcess[str]:
+    """Run the console script with piped stdout/stderr (and stdin)."""
+    assert GRADCLI, "the gradcli console script is not installed"
+    full_env = {k: v for k, v in os.environ.items() if k not in ("NO_COLOR", "TERM")}
+    full_env["TERM"] = "xterm-256color"
+    full_env.update(env or {})
+    return subprocess.run(
+        [GRADCLI, *args], input=stdin if stdin is not None else "", capture_output=True,
+        text=True, timeout=timeout, env=full_env,
+    )
+
+
+def json_lines(text: str) -> list[dict]:
+    def refuse(name: str):
+        raise AssertionError(f"non-strict JSON constant {name}")
+
+    return [json.loads(line, parse_constant=refuse) for line in text.splitlines()]
+
+
+def no_traceback(proc: subprocess.CompletedProcess[str]) -> None:
+    assert "Traceback" not in proc.stderr
+    assert "Exception ignored" not in proc.stderr
+
+
+# --- basics ------------------------------------------------------------------------
+
+
+def test_version_and_help():
+    proc = gradcli("--version")
+    assert proc.returncode == 0
+    assert proc.stdout.strip() == f"gradcli {__version__}"
+    top = gradcli("--help")
+    assert top.returncode == 0
+    for command in ("eval", "plot", "repl"):
+        assert command in top.stdout
+
+
+def test_check_help_states_the_step_rule_and_tolerances():
+    proc = gradcli("eval", "--help")
+    assert proc.returncode == 0
+    text = " ".join(proc.stdout.split())
+    for fragment in ("eps^(1/3)*max(1,|a|)", "eps^(1/4)*max(1,|a|)", "1e-5 + 1e-4*|autodiff|"):
+        assert fragment in text
+    assert "\x1b" not in proc.stdout  # no rich markup when piped
+
+
+def test_json_matches_the_spec_example():
+    proc = gradcli("eval", "x**4 - 2*x**2", "--at", "x=2", "--order", "2", "--check",
+                   "--format", "json")
+    assert proc.returncode == 0, proc.stderr
+    (obj,) = json_lines(proc.stdout)
+    assert obj["input"] == "x**4 - 2*x**2"
+    assert obj["at"] == {"x": 2.0}
+    assert obj["wrt"] == "x"
+    assert obj["value"] == 8.0
+    assert obj["derivatives"] == [24.0, 44.0]
+    assert [c["order"] for c in obj["check"]] == [1, 2]
+    assert all(c["ok"] for c in obj["check"])
+    assert abs(obj["check"][0]["numerical"] - 24) < 1e-6
+    assert set(obj["check"][0]) == {"order", "numerical", "abs_error", "rel_error", "ok"}
+    assert "gradient" not in obj and "series" not in obj
+
+
+def test_plain_is_the_default_when_piped():
+    proc = gradcli("eval", "x**4 - 2*x**2", "--at", "x=2", "--order", "3")
+    assert proc.returncode == 0
+    assert proc.stdout == "8\n24\n44\n48\n"
+    assert proc.stderr == ""
+
+
+def test_bindings_print_nothing_in_plain_and_one_object_in_json():
+    args = ("eval", "x = 2", "f(t) = t^2 + 1", "f(x)")
+    plain = gradcli(*args)
+    assert plain.stdout == "5\n"
+    objs = json_lines(gradcli(*args, "--format", "json").stdout)
+    assert objs[0] == {"input": "x = 2", "at": {}, "value": 2.0}
+    assert objs[1]["defined"] == "f(t)" and "value" not in objs[1]
+    assert objs[2]["value"] == 5.0
+
+
+def test_json_is_strict_for_nan_and_inf():
+    proc = gradcli("eval", "log(-1)", "1/0", "log(0)", "[1, 1/0, log(-1)]", "--format", "json")
+    assert proc.returncode == 0
+    objs = json_lines(proc.stdout)  # raises on NaN/Infinity
+    assert [o["value"] for o in objs] == ["nan", "inf", "-inf", [1.0, "inf", "nan"]]
+    warnings = [line for line in proc.stderr.splitlines() if line.startswith("warning: ")]
+    assert len(warnings) == 5
+    assert "log" in warnings[0] and "/" in warnings[1]
+    assert all(ord(ch) < 128 for ch in proc.stdout)
+
+
+def test_series_is_one_polynomial_line():
+    proc = gradcli("eval", "x**3", "--at", "x=-0.5", "--series", "3")
+    assert proc.stdout == "-0.125 + 0.75*(x + 0.5) - 1.5*(x + 0.5)^2 + (x + 0.5)^3\n"
+    about_zero = gradcli("eval", "exp(x)", "--at", "x=0", "--series", "3", "--digits", "3")
+    assert about_zero.stdout == "1 + x + 0.5*x^2 + 0.167*x^3\n"
+    objs = json_lines(gradcli("eval", "x**3", "--at", "x=2", "--series", "3",
+                              "--format", "json").stdout)
+    assert objs[0]["series"] == [8.0, 12.0, 6.0, 1.0]
+
+
+def test_grad_option_and_grad_statement():
+    proc = gradcli("eval", "x*y + y", "--at", "x=2,y=3", "--grad", "--format", "json")
+    obj = json_lines(proc.stdout)[0]
+    assert obj["gradient"] == {"x": 3.0, "y": 3.0}
+    assert obj["at"] == {"x": 2.0, "y": 3.0}
+    plain = gradcli("eval", "x = 2; y = 3; grad(x*y)")
+    assert plain.stdout == "d/dx: 3\nd/dy: 2\n"
+
+
+def test_float32_and_digits():
+    proc = gradcli("eval", "1/3", "x**2", "--at", "x=3", "--dtype", "float32",
+                   "--format", "json", "--order", "1")
+    objs = json_lines(proc.stdout)
+    assert objs[0]["error"]["kind"] == "usage"  # 1/3 has no variable to differentiate
+    assert objs[1]["value"] == 9.0 and objs[1]["derivatives"] == [6.0]
+    third = json_lines(gradcli("eval", "1/3", "--dtype", "float32", "--format", "json").stdout)
+    assert third[0]["value"] == 0.3333333432674408  # float32's 1/3, full precision
+    assert gradcli("eval", "pi", "--digits", "3").stdout == "3.14\n"
+    assert json_lines(gradcli("eval", "pi", "--digits", "3", "--format",
+                              "json").stdout)[0]["value"] == 3.141592653589793
+
+
+def test_csv_has_a_header_and_one_row_per_statement():
+    proc = gradcli("eval", "x = 2", "x**2, 1", "x**2", "--order", "2", "--format", "csv")
+    rows = proc.stdout.splitlines()
+    assert rows[0] == "input,wrt,value,d1,d2,error"
+    assert rows[1] == "x = 2,,2,,,"
+    assert rows[2].startswith('"x**2, 1",,,,,')  # a parse error, quoted input
+    assert rows[3] == "x**2,x,4,4,2,"
+    assert proc.returncode == 2
+
+
+def test_at_values_are_expressions_with_commas_and_may_repeat():
+    proc = gradcli("eval", "x + y + z", "--at", "x=sum(linspace(0,1,5)),y=2", "--at", "z=3")
+    assert proc.stdout == "7.5\n"
+    arr = json_lines(gradcli("eval", "x**2", "--at", "x=linspace(0,1,3)", "--order", "1",
+                             "--format", "json").stdout)[0]
+    assert arr["at"] == {"x": [0.0, 0.5, 1.0]}
+    assert arr["derivatives"] == [[0.0, 1.0, 2.0]]
+
+
+def test_a_bad_at_value_is_a_positioned_error():
+    proc = gradcli("eval", "x", "--at", "x=1 +* 2")
+    assert proc.returncode == 2
+    assert "--at x=1 +* 2" in proc.stderr and "^" in proc.stderr
+    missing = gradcli("eval", "x", "--at", "x")
+    assert missing.returncode == 2 and "NAME=VALUE" in missing.stderr
+
+
+# --- several statements, stdin, -- ----------------------------------------------------
+
+
+def test_several_expr_arguments_are_never_joined():
+    proc = gradcli("eval", "1", "+2", "3 *", "4")
+    assert proc.stdout == "1\n2\n4\n"
+    assert "(line 3, column 4)" in proc.stderr
+    assert proc.returncode == 2
+
+
+def test_an_expression_starting_with_minus_follows_double_dash():
+    proc = gradcli("eval", "--at", "x=3", "--", "-x**2", "-1", "--order")
+    assert proc.returncode == 1  # "--order" after "--" is a statement: -(-order)
+    assert proc.stdout == "-9\n-1\n"
+    assert "unknown name 'order' (line 3, column 3)" in proc.stderr
+    assert gradcli("eval", "-x**2").returncode == 2  # an unknown option
+
+
+def test_statements_from_stdin_keep_their_line_numbers():
+    script = "x = 2\n# a comment\nA = [[1, 2],\n     [3, 4]]\nA[1, 0] * x\nsinn(x)\nx^2\n"
+    proc = gradcli("eval", "-", "--format", "json", stdin=script)
+    objs = json_lines(proc.stdout)
+    assert [o["input"] for o in objs][-3:] == ["A[1, 0] * x", "sinn(x)", "x^2"]
+    assert objs[2]["value"] == 6.0 and objs[-1]["value"] == 4.0
+    assert objs[3]["error"] == {"kind": "name", "line": 6, "column": 1,
+                                "message": "unknown function 'sinn'; did you mean sin?"}
+    assert "(line 6, column 1)" in proc.stderr
+    assert proc.returncode == 1
+    bare = gradcli(stdin="2 + 2\n3 * 3\n")  # plain `gradcli` with a pipe
+    assert bare.stdout == "4\n9\n" and bare.returncode == 0
+    no_args = gradcli("eval", "--order", "1", stdin="x = 3; x^2\n")
+    assert no_args.stdout == "9\n6\n"
+
+
+def test_stdin_results_stream_before_end_of_input():
+    proc = subprocess.Popen([GRADCLI, "eval", "-"], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        proc.stdin.write("6 * 7\n")
+        proc.stdin.flush()
+        assert proc.stdout.readline() == "42\n"  # while stdin is still open
+        proc.stdin.write("1 + 1\n")
+        proc.stdin.close()
+        assert proc.stdout.read() == "2\n"
+        assert proc.wait(timeout=30) == 0
+    finally:
+        proc.kill()
+        proc.wait()
+        for stream in (proc.stdout, proc.stderr):
+            stream.close()
+
+
+# --- errors and exit statuses ------------------------------------------------------
+
+
+def test_errors_have_a_caret_under_the_column():
+    proc = gradcli("eval", "1 +* 2")
+    assert proc.returncode == 2
+    assert proc.stdout == ""
+    assert proc.stderr.splitlines() == [
+        "error: unexpected '*', expected an expression (line 1, column 4)",
+        "  1 +* 2",
+        "     ^",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("args", "status"),
+    [
+        (("eval", "2 + 2"), 0),
+        (("eval", "sinn(1)"), 1),
+        (("eval", "[1, 2] + [1, 2, 3]"), 1),
+        (("eval", "1 +"), 2),
+        (("eval", "x", "--order", "-1"), 2),
+        (("eval", "x", "--format", "xml"), 2),
+        (("eval", "--bogus", "x"), 2),
+        (("eval", "x*y", "--at", "x=1,y=2", "--order", "1"), 2),
+        (("nosuchcommand",), 2),
+    ],
+)
+def test_exit_statuses(args, status):
+    proc = gradcli(*args)
+    assert proc.returncode == status, proc.stderr
+    no_traceback(proc)
+    if status:
+        assert proc.stderr
+
+
+def test_the_highest_status_wins_and_every_statement_runs():
+    proc = gradcli("eval", "sinn(1)", "1 +", "2", "--format", "json")
+    objs = json_lines(proc.stdout)
+    assert len(objs) == 3
+    assert objs[0]["error"]["kind"] == "name" and objs[1]["error"]["kind"] == "parse"
+    assert objs[2]["value"] == 2.0
+    assert proc.returncode == 2
+    with_check = gradcli("eval", "1 +", "abs(x)", "x^2", "--at", "x=1e-9", "--check")
+    assert with_check.returncode == 3
+
+
+def test_check_fails_at_a_kink_and_passes_elsewhere():
+    bad = gradcli("eval", "abs(x)", "--at", "x=1e-9", "--check", "--format", "json")
+    assert bad.returncode == 3
+    obj = json_lines(bad.stdout)[0]
+    assert obj["check"][0]["ok"] is False
+    assert obj["check"][0]["abs_error"] > 0.5  # the estimate straddles the kink
+    good = gradcli("eval", "abs(x)", "--at", "x=0.5", "--check")
+    assert good.returncode == 0
+    assert good.stdout.splitlines()[1].endswith(" pass")
+
+
+def test_gpu_without_a_gpu_is_a_device_error():
+    if shutil.which("nvidia-smi"):
+        pytest.skip("a GPU may be present")
+    proc = gradcli("eval", "x + 1", "--at", "x=1", "--device", "gpu", "--format", "json")
+    assert proc.returncode == 1
+    obj = json_lines(proc.stdout)[0]
+    assert obj["error"]["kind"] == "device"
+    assert "GPU" in proc.stderr
+    no_traceback(proc)
+
+
+def test_hostile_input_never_shows_a_traceback():
+    hostile = "\n".join([
+        "(" * 5000 + "1" + ")" * 5000,
+        "10**10**10",
+        "linspace(0, 1, 10**12)",
+        "diff(x^2, x, 10000, 1)",
+        "\x00\x01\x7f",
+        "\u202e1+1",
+        "x = = 2",
+        ")))",
+        "f(x) = f(x); f(1)",
+        "ones(5000) @ ones(5000)",
+        "[" * 3000,  # an open bracket takes the rest of the input with it
+        "1 + 1",
+    ])
+    start = time.perf_counter()
+    proc = gradcli("eval", "-", "--format", "json", stdin=hostile)
+    assert time.perf_counter() - start < 30
+    no_traceback(proc)
+    objs = json_lines(proc.stdout)
+    assert len(objs) == 12
+    assert proc.returncode == 2
+    assert all(("error" in o) + ("value" in o) + ("defined" in o) == 1 for o in objs)
+    assert objs[1]["value"] == "inf" and objs[-1]["error"]["kind"] == "parse"
+    binary = subprocess.run([GRADCLI, "eval", "-"], input=b"1 + \xff\xfe\n2\n",
+                            capture_output=True, timeout=60)
+    assert binary.stdout == b"2\n"
+    assert b"Traceback" not in binary.stderr
+
+
+def test_a_closed_pipe_is_quiet():
+    proc = subprocess.Popen([GRADCLI, "eval", "-"], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc.stdin.write(b"1\n" * 20000)
+    proc.stdin.close()
+    proc.stdout.readline()
+    proc.stdout.close()
+    err = proc.stderr.read().decode()
+    proc.wait(timeout=60)
+    proc.stderr.close()
+    assert "Traceback" not in err and "Exception ignored" not in err
+
+
+# --- colour and terminals ---------------------------------------------------------
+
+
+def test_colour_is_off_when_piped_and_on_when_forced():
+    piped = gradcli("eval", "sinn(1)", "log(-1)", "--format", "table")
+    assert ESC not in piped.stdout + piped.stderr
+    assert all(ord(ch) < 128 for ch in piped.stdout)
+    forced = gradcli("eval", "sinn(1)", "--color", "always")
+    assert f"{ESC}1;31merror:" in forced.stderr
+    never = gradcli("eval", "sinn(1)", "--color", "never")
+    assert ESC not in never.stderr
+
+
+def test_table_format_when_piped_is_ascii_and_unwrapped():
+    long_input = " + ".join(["x"] * 60)
+    proc = gradcli("eval", "x**4 - 2*x**2", long_input, "--at", "x=2", "--order", "2",
+                   "--check", "--format", "table")
+    assert proc.returncode == 0
+    assert all(ord(ch) < 128 for ch in proc.stdout)
+    assert ESC not in proc.stdout
+    assert "| 1     | 24    |" in proc.stdout
+    assert "pass" in proc.stdout
+    assert any(long_input in line for line in proc.stdout.splitlines())  # not wrapped
+
+
+def _spawn(args: list[str], env: dict[str, str]) -> str:
+    pexpect = pytest.importorskip("pexpect")
+    full_env = {k: v for k, v in os.environ.items() if k != "NO_COLOR"}
+    full_env.update(env)
+    child = pexpect.spawn(GRADCLI, args, env=full_env, encoding="utf-8", timeout=60,
+                          dimensions=(40, 120))
+    child.expect(pexpect.EOF)
+    child.close()
+    return child.before
+
+
+def test_a_terminal_gets_a_coloured_table_unless_no_color():
+    args = ["eval", "x**2", "sinn(1)", "--at", "x=3", "--order", "1"]
+    coloured = _spawn(args, {"TERM": "xterm-256color"})
+    assert "│" in coloured or "╭" in coloured  # rich's box on a terminal
+    assert ESC in coloured
+    plain = _spawn(args, {"TERM": "xterm-256color", "NO_COLOR": "1"})
+    assert "│" in plain and ESC not in plain
+    dumb = _spawn(args, {"TERM": "dumb"})
+    assert ESC not in dumb
+
+
+# --- plot, and what eval must not import ---------------------------------------------
+
+
+def test_plot_writes_a_dot_file(tmp_path):
+    out = tmp_path / "g.dot"
+    proc = gradcli("plot", "sin(x) * x", "-o", str(out), "--at", "x=2")
+    assert proc.returncode == 0, proc.stderr
+    assert out.read_text().lstrip().startswith("digraph")
+    bad = gradcli("plot", "sinn(x)", "-o", str(tmp_path / "h.dot"), "--at", "x=2")
+    assert bad.returncode == 1 and "did you mean sin" in bad.stderr
+
+
+def test_eval_imports_no_rich_typer_or_prompt_toolkit():
+    proc = subprocess.run(
+        [sys.executable, "-X", "importtime", GRADCLI, "eval", "x**4 - 2*x**2", "--at", "x=2",
+         "--order", "2", "--format", "json"],
+        capture_output=True, text=True, timeout=60,
+    )
+    assert proc.returncode == 0
+    imported = {line.split("|")[-1].strip() for line in proc.stderr.splitlines()
+                if line.startswith("import time:")}
+    assert "gradcli.session" in imported
+    for heavy in ("rich", "prompt_toolkit", "graphviz", "cupy", "pydantic", "typer"):
+        assert heavy not in imported, heavy
+
+
+# --- in-process: the CLI's own pieces -------------------------------------------------
+
+
+def test_max_order_matches_the_evaluator():
+    from gradcli.lang.evaluate import MAX_ORDER
+
+    assert cli.MAX_ORDER == MAX_ORDER
+
+
+@pytest.mark.parametrize(
+    ("text", "pairs"),
+    [
+        ("x=2", [("x", "2")]),
+        ("x=2,y=3", [("x", "2"), ("y", "3")]),
+        ("x=linspace(0,1,5)", [("x", "linspace(0,1,5)")]),
+        ("x = [1, 2], y=max([1,2]) , z=3", [("x", "[1, 2]"), ("y", "max([1,2])"), ("z", "3")]),
+    ],
+)
+def test_split_at(text, pairs):
+    assert cli.split_at(text) == pairs
+
+
+@pytest.mark.parametrize("text", ["x", "=2", "x=", "2=3", "x=1,,y=2"])
+def test_split_at_refuses_malformed_bindings(text):
+    if text == "x=1,,y=2":  # the value "1," is left for the parser to refuse
+        assert cli.split_at(text) == [("x", "1,"), ("y", "2")]
+        return
+    with pytest.raises(cli.UsageProblem):
+        cli.split_at(text)
+
+
+def test_stdin_chunks_join_open_brackets_and_keep_line_numbers():
+    stream = io.StringIO("a = 1\nb = [1,\n 2] # ( not counted\nc = (1 +\n\n 2)\nd\n")
+    chunks = list(cli.stdin_chunks(stream))
+    assert [line for _, line in chunks] == [1, 2, 4, 7]
+    assert chunks[1][0] == "b = [1,\n 2] # ( not counted\n"
+
+
+FAST_CASES = [
+    ["eval", "x**2"],
+    ["eval", "x**2", "--at", "x=2", "--order", "3", "--check", "--grad"],
+    ["eval", "--at=x=linspace(0,1,5),y=2", "--at", "z=1", "x", "y"],
+    ["eval", "--format", "json", "--digits", "5", "--color", "never", "--method", "taylor",
+     "--device", "cpu", "--dtype", "float32", "--series", "4", "--wrt", "x", "x"],
+    ["eval", "--order", "1", "--order", "2", "x"],
+    ["eval", "-"],
+    ["eval", "--", "-x**2", "--at"],
+    ["eval", "x", "--format=csv", "--series=0"],
+]
+
+
+@pytest.mark.parametrize("argv", FAST_CASES)
+def test_the_fast_parser_agrees_with_typer(argv, monkeypatch):
+    import typer
+
+    fast = cli.fast_eval_args(argv, stdin_is_terminal=True)
+    assert fast is not None
+    seen = {}
+
+    def capture(sources, **kwargs):
+        seen.update(kwargs, sources=sources)
+        return 0
+
+    monkeypatch.setattr(cli, "run_statements", capture)
+    command = typer.main.get_command(cli.build_app())
+    command.main(args=argv, prog_name="gradcli", standalone_mode=False)
+    assert seen == fast
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [["eval", "-h"], ["eval", "--order", "-1", "x"], ["eval", "--order", "1001", "x"],
+     ["eval", "--format", "XML", "x"], ["eval", "--bogus", "x"], ["eval", "--grad=1", "x"],
+     ["eval", "--at", "x", "x"], ["eval", "--wrt", "2x", "x"], ["eval", "x", "--order"],
+     ["plot", "x", "-o", "f.dot"], ["--version"], ["eval"], []],
+)
+def test_the_fast_parser_leaves_the_rest_to_typer(argv):
+    assert cli.fast_eval_args(argv, stdin_is_terminal=True) is None
+
+
+def test_a_bare_gradcli_reads_a_pipe():
+    assert cli.fast_eval_args([], stdin_is_terminal=False)["sources"] == ["-"]
+    assert cli.fast_eval_args(["eval"], stdin_is_terminal=False)["sources"] == ["-"]
+
+
+def test_colour_rules(monkeypatch):
+    class Tty(io.StringIO):
+        def isatty(self):
+            return True
+
+    monkeypatch.setattr(sys, "stdout", Tty())
+    monkeypatch.delenv("NO_COLOR", raising=False)
+    monkeypatch.setenv("TERM", "xterm")
+    assert cli.colour_enabled("auto", Tty())
+    assert not cli.colour_enabled("auto", io.StringIO())  # stderr piped
+    assert not cli.colour_enabled("never", Tty())
+    monkeypatch.setenv("NO_COLOR", "1")
+    assert not cli.colour_enabled("auto", Tty())
+    assert cli.colour_enabled("always", io.StringIO())
+    monkeypatch.delenv("NO_COLOR")
+    monkeypatch.setenv("TERM", "dumb")
+    assert not cli.colour_enabled("auto", Tty())
+
+
+def test_help_mentions_every_option():
+    proc = gradcli("eval", "--help")
+    for option in ("--at", "--wrt", "--order", "--grad", "--check", "--method", "--series",
+                   "--format", "--digits", "--color", "--device", "--dtype"):
+        assert re.search(rf"(^|\s){re.escape(option)}\b", proc.stdout), option
