@@ -1,0 +1,217 @@
+"""Renderers: Result objects to plain lines, JSON Lines, CSV rows and rich tables."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import math
+
+import numpy as np
+import pytest
+
+from gradcli.render.csv import CsvRenderer, header
+from gradcli.render.json import error_json, render_json, strict
+from gradcli.render.plain import RenderOptions, render_plain, series_text
+from gradcli.render.table import TableRenderer
+from gradcli.session import EvalOptions, Session
+
+
+def results(text: str, at: dict[str, str] | None = None, **options):
+    s = Session()
+    for name, value in (at or {}).items():
+        s.bind_at(name, value)
+    return s.run(text, EvalOptions(**options))
+
+
+def one(text: str, at: dict[str, str] | None = None, **options):
+    return results(text, at, **options)[-1]
+
+
+# --- series polynomials ----------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("coefficients", "point", "digits", "expected"),
+    [
+        ([8, 12, 6, 1], 2, None, "8 + 12*(x - 2) + 6*(x - 2)^2 + (x - 2)^3"),
+        ([1, 1, 0.5], 0, None, "1 + x + 0.5*x^2"),
+        ([0, -1, 0, 1 / 6], 0, 3, "-x + 0.167*x^3"),
+        ([-0.125, 0.75, -1.5, 1], -0.5, None,
+         "-0.125 + 0.75*(x + 0.5) - 1.5*(x + 0.5)^2 + (x + 0.5)^3"),
+        ([0, 0, 0], 1, None, "0"),
+        ([2, 0, -3], 1.5, None, "2 - 3*(x - 1.5)^2"),
+        ([math.nan, math.inf, -math.inf], 0, None, "nan + inf*x - inf*x^2"),
+        ([5], 3, None, "5"),
+    ],
+)
+def test_series_text(coefficients, point, digits, expected):
+    assert series_text(coefficients, "x", point, digits) == expected
+
+
+def test_series_text_over_an_array_point_keeps_every_term():
+    text = series_text([np.array([0.0, 1.0]), np.array([1.0, 2.0])], "t", np.array([0.0, 1.0]))
+    assert text == "[0, 1] + [1, 2]*(t - [0, 1])"
+
+
+# --- plain ---------------------------------------------------------------------------
+
+
+def test_plain_prints_values_and_orders_only():
+    opts = RenderOptions(order=2)
+    res = results("x = 2; f(t) = t^2; x**4 - 2*x**2; sinn(1)", order=2)
+    assert [render_plain(r, opts) for r in res] == [[], [], ["8", "24", "44"], []]
+
+
+def test_plain_with_check_grad_and_digits():
+    opts = RenderOptions(order=1, check=True, grad=True, digits=4)
+    res = one("x*y", {"x": "2", "y": "3"}, order=1, check=True, grad=True, wrt="x")
+    lines = render_plain(res, opts)
+    assert lines[:2] == ["6", "3"]
+    assert lines[2:4] == ["d/dx: 3", "d/dy: 2"]
+    assert lines[4].startswith("check order 1: autodiff 3 numerical 3 abs_error ")
+    assert lines[4].endswith(" pass")
+    assert lines[5].startswith("check order 2: autodiff 0 ")
+
+
+def test_plain_series_alone_is_one_line_and_with_orders_follows_them():
+    res = one("x**3", {"x": "2"}, series=3)
+    assert render_plain(res, RenderOptions(series=3), point=2.0) == [
+        "8 + 12*(x - 2) + 6*(x - 2)^2 + (x - 2)^3"
+    ]
+    res = one("x**3", {"x": "2"}, series=1, order=1)
+    assert render_plain(res, RenderOptions(series=1, order=1), point=2.0) == [
+        "8", "12", "8 + 12*(x - 2)"
+    ]
+
+
+def test_plain_arrays_are_one_line_each():
+    res = one("x**2", {"x": "[1, 2, 3]"}, order=1)
+    assert render_plain(res, RenderOptions(order=1)) == ["[1, 4, 9]", "[2, 4, 6]"]
+
+
+# --- JSON ----------------------------------------------------------------------------
+
+
+def test_strict_replaces_non_finite_numbers_only():
+    data = {"a": [1.5, math.nan, [math.inf, -math.inf]], "b": "nan", "c": True, "d": None}
+    assert strict(data) == {"a": [1.5, "nan", ["inf", "-inf"]], "b": "nan", "c": True,
+                            "d": None}
+
+
+def test_json_lines_are_strict_and_full_precision():
+    res = results("0.1 + 0.2; log(-1); [1/0, -1/0]; f(x) = x; sinn(2)")
+    lines = [render_json(r) for r in res]
+    objs = [json.loads(line, parse_constant=lambda c: pytest.fail(c)) for line in lines]
+    assert objs[0]["value"] == 0.30000000000000004
+    assert objs[1]["value"] == "nan"
+    assert objs[2]["value"] == ["inf", "-inf"]
+    assert objs[3] == {"input": "f(x) = x", "at": {}, "defined": "f(x)"}
+    assert objs[4]["error"]["kind"] == "name"
+    assert objs[4]["error"]["line"] == 1 and objs[4]["error"]["column"] == 44
+    assert all("\n" not in line for line in lines)
+
+
+def test_json_check_and_gradient_entries():
+    res = one("x**2 * y", {"x": "2", "y": "3"}, wrt="x", order=1, check=True, grad=True)
+    obj = json.loads(render_json(res))
+    assert obj["gradient"] == {"x": 12.0, "y": 4.0}
+    assert obj["derivatives"] == [12.0]
+    assert obj["check"][0]["ok"] is True and obj["check"][1]["order"] == 2
+
+
+def test_error_json_without_a_position():
+    obj = json.loads(error_json("x", "device", "no GPU"))
+    assert obj == {"input": "x", "error": {"kind": "device", "message": "no GPU"}}
+
+
+# --- CSV -----------------------------------------------------------------------------
+
+
+def test_csv_header_follows_the_options():
+    assert header(RenderOptions()) == ["input", "value", "error"]
+    cols = header(RenderOptions(order=2, grad=True, series=1, check=True))
+    assert cols[:5] == ["input", "wrt", "value", "d1", "d2"]
+    assert cols[5:8] == ["gradient", "c0", "c1"]
+    assert cols[8:12] == ["check1_numerical", "check1_abs_error", "check1_rel_error", "check1_ok"]
+    assert cols[-1] == "error"
+
+
+def test_csv_rows_parse_back():
+    opts = RenderOptions(order=1, grad=True)
+    renderer = CsvRenderer(opts)
+    text = renderer.header() + "".join(
+        renderer.row(r)
+        for r in results('x = 2; y = 3; x*y + max([x, y]); f(t) = t; 1/0; sinn(x)',
+                         order=1, grad=True, wrt="x")
+    )
+    rows = list(csv.DictReader(io.StringIO(text)))
+    assert [r["input"] for r in rows] == ["x = 2", "y = 3", "x*y + max([x, y])", "f(t) = t",
+                                          "1/0", "sinn(x)"]
+    assert rows[0]["value"] == "2" and rows[0]["d1"] == ""
+    assert rows[2]["value"] == "9" and rows[2]["d1"] == "3" and rows[2]["wrt"] == "x"
+    assert rows[2]["gradient"] == "x: 3; y: 3"  # max([x, y]) follows y
+    assert rows[3]["value"] == ""
+    assert rows[4]["value"] == "inf"
+    assert "did you mean sin" in rows[5]["error"] and rows[5]["value"] == ""
+    assert text.count("\r") == 0
+
+
+def test_csv_check_columns():
+    opts = RenderOptions(check=True)
+    res = one("abs(x)", {"x": "1e-9"}, check=True)
+    row = dict(zip(header(opts), next(csv.reader(io.StringIO(CsvRenderer(opts).row(res))))))
+    assert row["check1_ok"] == "false" and row["check2_ok"] == "false"
+    assert float(row["check1_abs_error"]) > 0.5
+
+
+# --- table ---------------------------------------------------------------------------
+
+
+def table_text(res_list, opts: RenderOptions, *, colour=False, terminal=False,
+               point=None) -> str:
+    buf = io.StringIO()
+    renderer = TableRenderer(buf, opts, colour=colour, terminal=terminal)
+    for res in res_list:
+        renderer.render(res, point)
+    return buf.getvalue()
+
+
+def test_table_off_a_terminal_is_ascii_without_colour():
+    opts = RenderOptions(order=3, check=True)
+    text = table_text([one("x**4 - 2*x**2", {"x": "2"}, order=3, check=True)], opts)
+    assert text.isascii() and "\x1b" not in text
+    lines = text.splitlines()
+    assert lines[0] == "x**4 - 2*x**2  at x = 2  (d/dx)"
+    assert "| order | value | numerical" in text
+    assert any(line.startswith("| 3     | 48    |") for line in lines)
+    assert text.count("pass") == 2
+
+
+def test_table_marks_a_failed_check_and_colours_on_request():
+    opts = RenderOptions(check=True)
+    res = one("abs(x)", {"x": "1e-9"}, check=True)
+    plain = table_text([res], opts)
+    assert "FAIL" in plain
+    coloured = table_text([res], opts, colour=True, terminal=True)
+    assert "\x1b[" in coloured and "FAIL" in coloured
+
+
+def test_table_confirms_bindings_and_prints_simple_values_on_a_line():
+    opts = RenderOptions()
+    text = table_text(results("x = 2; f(t) = t^2; f(x) + 1; sinn(1)"), opts)
+    assert text.splitlines() == ["x = 2", "defined f(t)", "f(x) + 1 = 5"]
+
+
+def test_table_gradient_and_series():
+    opts = RenderOptions(grad=True, series=2)
+    res = one("x*y", {"x": "2", "y": "3"}, grad=True, series=2, wrt="x")
+    text = table_text([res], opts, point=2.0)
+    assert "| d/dx     |" in text and "| d/dy     |" in text
+    assert text.rstrip().endswith("series: 6 + 3*(x - 2)")
+
+
+def test_table_digits_round_values():
+    opts = RenderOptions(digits=3)
+    text = table_text([one("pi")], opts)
+    assert text.strip() == "pi = 3.14"
