@@ -150,7 +150,9 @@ def run_interactive(loader: SessionLoader, *, history: Any = None, input: Any = 
     display.banner(BANNER)
     if warning:
         display.warning(warning)
-    loader.start()  # the evaluator loads while the user types the first line
+    # The evaluator loads in the background once the first prompt is on screen,
+    # while the user types (see loader.py); start() is a no-op after the first time.
+    prompt.app.after_render += lambda _app: loader.start()
     while True:
         try:
             text = prompt.prompt()
