@@ -144,6 +144,8 @@ def run_interactive(loader: SessionLoader, *, history: Any = None, input: Any = 
         from .history import make_history  # noqa: PLC0415
 
         history, warning = make_history()
+    from prompt_toolkit.utils import is_dumb_terminal  # noqa: PLC0415
+
     display = display or RichDisplay()
     prompt = make_prompt_session(loader, history=history, input=input, output=output)
     shell = Shell(loader, display)
@@ -153,6 +155,8 @@ def run_interactive(loader: SessionLoader, *, history: Any = None, input: Any = 
     # The evaluator loads in the background once the first prompt is on screen,
     # while the user types (see loader.py); start() is a no-op after the first time.
     prompt.app.after_render += lambda _app: loader.start()
+    if is_dumb_terminal():  # TERM=dumb runs another Application, which never renders
+        loader.start()
     while True:
         try:
             text = prompt.prompt()
