@@ -1,0 +1,111 @@
+"""Cold start-up of `gradcli eval` against a bare `python -c "import numpy"`.
+
+    python benchmarks/bench_startup.py [--runs 15]
+
+Runs, side by side and interleaved (so machine load hits both alike):
+
+    A  python -c "import numpy"
+    B  gradcli eval "x**4 - 2*x**2" --at x=2 --order 2 --format json
+
+each --runs times after one warm-up (which fills the OS file cache; "cold"
+here means a fresh interpreter, as a shell script gets), and prints the
+median and minimum wall times and the ratio B/A. The target is a ratio of at
+most 1.5. Then it runs B once under `python -X importtime` and prints the
+costliest imports (cumulative microseconds of top-level imports, and
+gradcli's own modules), and checks that rich, prompt_toolkit, graphviz,
+cupy, typer and pydantic were not imported on this path.
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+EXPR = ["eval", "x**4 - 2*x**2", "--at", "x=2", "--order", "2", "--format", "json"]
+MUST_NOT_IMPORT = ("rich", "prompt_toolkit", "graphviz", "cupy", "typer", "pydantic")
+
+
+def gradcli_script() -> str:
+    beside = Path(sys.executable).with_name("gradcli")
+    found = str(beside) if beside.exists() else shutil.which("gradcli")
+    if not found:
+        sys.exit("gradcli is not installed next to this Python or on PATH")
+    return found
+
+
+def wall(cmd: list[str]) -> float:
+    start = time.perf_counter()
+    proc = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    elapsed = time.perf_counter() - start
+    if proc.returncode != 0:
+        sys.exit(f"{cmd} failed: {proc.stderr.decode()}")
+    return elapsed
+
+
+def importtime(cmd: list[str]) -> list[tuple[str, int, int, int]]:
+    """(module, self us, cumulative us, depth) for every import of ``cmd``."""
+    proc = subprocess.run([sys.executable, "-X", "importtime", *cmd], capture_output=True,
+                          text=True)
+    rows = []
+    for line in proc.stderr.splitlines():
+        if not line.startswith("import time:") or "self [us]" in line:
+            continue
+        head, cumulative, name = line.split("|")
+        self_us = head.split(":")[1]
+        depth = (len(name) - len(name.lstrip())) // 2
+        rows.append((name.strip(), int(self_us), int(cumulative), depth))
+    return rows
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=15)
+    parser.add_argument("--top", type=int, default=12)
+    args = parser.parse_args()
+
+    script = gradcli_script()
+    numpy_cmd = [sys.executable, "-c", "import numpy"]
+    gradcli_cmd = [script, *EXPR]
+    wall(numpy_cmd), wall(gradcli_cmd)  # warm-up
+    a, b = [], []
+    for _ in range(args.runs):
+        a.append(wall(numpy_cmd))
+        b.append(wall(gradcli_cmd))
+
+    ma, mb = statistics.median(a), statistics.median(b)
+    print(f"runs: {args.runs} each, interleaved; Python {sys.version.split()[0]}")
+    print(f"{'command':48} {'median':>9} {'min':>9}")
+    labels = ['python -c "import numpy"', "gradcli " + " ".join(EXPR[:2]) + " ... --format json"]
+    for label, times, median in zip(labels, (a, b), (ma, mb)):
+        print(f"{label:48} {median * 1e3:8.1f}ms {min(times) * 1e3:8.1f}ms")
+    print(f"ratio gradcli / numpy: median {mb / ma:.2f}, min {min(b) / min(a):.2f} "
+          f"(target <= 1.5)")
+
+    rows = importtime([script, *EXPR])
+    names = {name.split(".")[0] for name, *_ in rows}
+    total = sum(r[2] for r in rows if r[3] == 0)
+    print(f"\n-X importtime of the gradcli run: {total / 1e3:.1f} ms in imports")
+    print(f"top {args.top} top-level imports (cumulative):")
+    for name, _self, cumulative, _depth in sorted(
+        (r for r in rows if r[3] == 0), key=lambda r: -r[2]
+    )[: args.top]:
+        print(f"  {cumulative / 1e3:8.1f} ms  {name}")
+    print("gradcli's own modules (self time):")
+    for name, self_us, _cumulative, _depth in sorted(
+        (r for r in rows if r[0].startswith("gradcli")), key=lambda r: -r[1]
+    ):
+        print(f"  {self_us / 1e3:8.1f} ms  {name}")
+    leaked = [m for m in MUST_NOT_IMPORT if m in names]
+    print("not imported: " + ", ".join(m for m in MUST_NOT_IMPORT if m not in names))
+    if leaked:
+        print("IMPORTED ON THE EVAL PATH: " + ", ".join(leaked))
+        sys.exit(1)
+
+
+if __name__ == "__main__":
+    main()
