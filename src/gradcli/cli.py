@@ -219,6 +219,11 @@ class Output:
 
     # errors and warnings ------------------------------------------------------
 
+    def _to_stderr(self, text: str) -> None:
+        # Results already written go out first, so that `2>&1` keeps the order.
+        self.out.flush()
+        self.err.write(text + "\n")
+
     def error(self, err: "GradcliError", line_text: str | None, input_text: str,
               *, json_object: bool = True) -> None:
         """``error: ...`` and a caret on stderr; in JSON also an object on stdout."""
@@ -227,7 +232,7 @@ class Output:
         text = format_error(err, line_text)
         if self.err_colour:
             text = _RED + "error:" + _RESET + text[len("error:"):]
-        self.err.write(text + "\n")
+        self._to_stderr(text)
         self.status = max(self.status, int(err.exit_status))
         if json_object and self.fmt == "json":
             from .render.json import error_json
@@ -243,7 +248,7 @@ class Output:
             text += f" (line {line})"
         if self.err_colour:
             text = _YELLOW + "warning:" + _RESET + text[len("warning:"):]
-        self.err.write(text + "\n")
+        self._to_stderr(text)
 
     # results -------------------------------------------------------------------
 
@@ -670,7 +675,7 @@ def run_plot(expr: str, path: str, at: list[str], order: int, verbose: bool) -> 
         from .render.graph import write_graph
 
         for info in write_graph(graph, path):
-            out.err.write(info + "\n")
+            out._to_stderr(info)
     except GradcliError as err:
         out.error(err, _line_of(expr, 1, err.line), expr)
     return out.status
