@@ -47,11 +47,6 @@ def test_numerical_diff_step_4_numbers() -> None:
     assert float(x.grad.data) == pytest.approx(float(d[0]), rel=1e-7)
 
 
-@pytest.mark.xfail(
-    reason="check.py bug: numerical_diff on a 0-d Variable builds Variable(np.float64) "
-    "(x.data - eps is a NumPy scalar) and raises TypeError",
-    strict=False,
-)
 def test_numerical_diff_on_a_0d_variable_as_in_the_book() -> None:
     d = numerical_diff(F.square, Variable(np.array(2.0)))
     assert float(d) == pytest.approx(4.000000000004, rel=1e-12)
@@ -227,11 +222,6 @@ def test_plot_dot_graph_png_and_svg(tmp_path: Path) -> None:
     assert dot.read_text() == get_dot_graph(y)
 
 
-@pytest.mark.xfail(
-    reason="dot.py bug: values=True joins the lines with an escaped backslash, so the "
-    "label shows a literal '\\n' instead of a line break",
-    strict=False,
-)
 def test_values_label_renders_on_two_lines(tmp_path: Path) -> None:
     x = Variable(np.array(1.0), name="x")
     svg = tmp_path / "v.svg"

@@ -359,14 +359,11 @@ def test_odd_characters_are_parse_errors():
         assert err.kind == "parse", text
 
 
-@pytest.mark.xfail(strict=True, reason="session bug: d/dx of the bare variable x is 0, not 1")
 def test_the_derivative_of_the_variable_itself_is_one():
     assert [float(d) for d in last("x = 2; x", order=2).derivatives] == [1, 0]
     assert float(value("x = 2; diff(x, x)")) == 1
 
 
-@pytest.mark.xfail(strict=True, reason="evaluator bug: diff(...) at the top level becomes a "
-                   "constant, so --order/--check of it give 0")
 def test_a_derivative_can_be_differentiated_again_from_the_top():
     res = last("x = 2; diff(x^3, x)", order=1)
     assert float(res.derivatives[0]) == 12
@@ -374,8 +371,6 @@ def test_a_derivative_can_be_differentiated_again_from_the_top():
     assert float(res.derivatives[0]) == 12
 
 
-@pytest.mark.xfail(strict=True, reason="evaluator bug: --check evaluates under no_grad, where "
-                   "diff(...) gives 0")
 def test_check_of_an_expression_with_diff():
     res = last("x = 2; diff(x^3, x)", check=True)
     assert abs(float(res.check[0].numerical) - 12) < 1e-4

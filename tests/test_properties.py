@@ -114,19 +114,9 @@ def test_expressions_evaluate_or_fail_cleanly(text, point):
             assert res.value is not None
 
 
-def KNOWN_BUG(text: str) -> bool:  # noqa: N802
-    """Constructs whose derivative the session gets wrong today; each has a
-    strict xfail in test_language.py, so a fix shows up there (then drop it here)."""
-    bare_x = text.strip("+-() ") == "x"  # x, +x, -(-(x)): the graph is x itself
-    nested = "diff(" in text or "'(" in text  # derivative of a derivative at the top
-    return bare_x or nested
-
-
 @settings.get_profile(PROFILE)
 @given(expressions, points)
 def test_first_derivative_agrees_with_central_differences(text, point):
-    if KNOWN_BUG(text):
-        return
     res = evaluate(text, point, order=1)[0]
     value = scalar(res)
     if value is None or not math.isfinite(value) or abs(value) > 1e4:

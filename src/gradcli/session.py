@@ -45,6 +45,14 @@ from .lang.parser import BadStatement, Statement, parse, parse_each
 from .results import CheckEntry, Result
 
 METHODS = ("auto", "taylor", "backprop")
+CLI_HINTS = {
+    "value": "give one with --at {name}=... or {name} = ...",
+    "wrt": "choose one with --wrt",
+}
+REPL_HINTS = {
+    "value": "assign one first: {name} = ...",
+    "wrt": "use diff(expr, x, n) to choose one",
+}
 DTYPES = {"float64": np.float64, "float32": np.float32}
 MAX_CHECK_ELEMENTS = 1000
 
@@ -82,6 +90,9 @@ class Session:
     values: dict[str, Any] = field(default_factory=dict)
     functions: dict[str, Definition] = field(default_factory=dict)
     at: dict[str, np.ndarray] = field(default_factory=dict)
+    # How messages tell the user to fix a missing value or an ambiguous
+    # variable: the CLI's flags by default; the REPL words them its own way.
+    hints: dict[str, str] = field(default_factory=lambda: dict(CLI_HINTS))
     _last_method: str | None = None
 
     def __post_init__(self) -> None:
@@ -100,9 +111,10 @@ class Session:
 
     def derivatives(self, y: Variable, x: Variable, order: int) -> list[Any]:
         """[y, dy/dx, ..., d^order y/dx^order] as arrays, by the session's method."""
-        if y.creator is None:
+        if y is x or y.creator is None:
             zero = self.xp.zeros_like(x.data)
-            return [y.data] + [zero] * order
+            first = self.xp.ones_like(x.data) if y is x else zero
+            return ([y.data, first] + [zero] * order)[: order + 1]
         if self.method != "backprop":
             result = _taylor(y, x, order)
             if result is not None:
@@ -193,7 +205,7 @@ class Session:
             ).at(node.line or None, node.column or None)
 
     def _expression(self, node: Any, options: EvalOptions, res: Result) -> None:
-        ev = Evaluator(self)
+        ev = Evaluator(self, keep_graph=options.wants_derivatives or options.grad)
         x = None
         for what, n in (("--order", options.order), ("--series", options.series or 0)):
             if not 0 <= n <= MAX_ORDER:
@@ -202,9 +214,7 @@ class Session:
             res.wrt = wrt = options.wrt or self.default_wrt(node)
             x = ev.leaf(wrt)
             if x is None:
-                raise UnknownNameError(
-                    f"'{wrt}' has no value; give one with --at {wrt}=... or {wrt} = ..."
-                )
+                raise UnknownNameError(f"'{wrt}' has no value; " + self._hint("value", wrt))
             if type(x) is Constant:
                 raise UsageError(f"cannot differentiate by the constant '{wrt}'")
         leaves = {}
@@ -244,7 +254,7 @@ class Session:
             raise UsageError("nothing to differentiate by: the expression has no variable")
         listed = ", ".join(names)
         raise UsageError(
-            f"the expression has several variables ({listed}); choose one with --wrt"
+            f"the expression has several variables ({listed}); " + self._hint("wrt", "")
         )
 
     def _grad_statement(self, node: ast.Call) -> dict[str, np.ndarray]:
@@ -363,7 +373,7 @@ class Session:
             wrt = wrt or self.default_wrt(node)
             x = ev.leaf(wrt)
             if x is None or type(x) is Constant:
-                raise UnknownNameError(f"'{wrt}' has no value; give one with --at {wrt}=...")
+                raise UnknownNameError(f"'{wrt}' has no value; " + self._hint("value", wrt))
         with capture_fp_errors() as fp_messages:
             y = ev.eval(node)
             y.name = y.name or "y"
@@ -373,6 +383,9 @@ class Session:
         self._warnings = fp_messages
         return GraphResult(get_dot_graph(y, verbose=verbose, values=verbose),
                            count_nodes(y), order, wrt)
+
+    def _hint(self, kind: str, name: str) -> str:
+        return self.hints[kind].format(name=name)
 
     def clear(self) -> None:
         self.values.clear()

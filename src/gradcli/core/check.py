@@ -24,9 +24,10 @@ ATOL = 1e-5
 def numerical_diff(f: Callable[[Variable], Variable], x: Variable, eps: float = 1e-4) -> Any:
     """(f(x + eps) - f(x - eps)) / 2 eps, as in DeZero step 4."""
     x = as_variable(x)
+    xp = get_array_module(x.data)
     with no_grad():
-        y0 = f(Variable(x.data - eps))
-        y1 = f(Variable(x.data + eps))
+        y0 = f(Variable(xp.asarray(x.data - eps)))
+        y1 = f(Variable(xp.asarray(x.data + eps)))
     return (y1.data - y0.data) / (2 * eps)
 
 

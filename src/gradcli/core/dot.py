@@ -21,6 +21,8 @@ from .graph import Function, Variable
 
 def _fmt_value(data: Any) -> str:
     arr = np.asarray(as_numpy(data))
+    if arr.ndim == 0:
+        return f"{arr.item():.6g}"
     if arr.size > 6:
         return f"[{arr.size} values]"
     text = np.array2string(arr, precision=6, separator=", ", threshold=6)
@@ -38,7 +40,8 @@ def _var_label(v: Variable, verbose: bool, values: bool) -> str:
         parts = [f"{head}{v.shape} {v.dtype}"]
     if values and v.data is not None:
         parts.append(f"= {_fmt_value(v.data)}")
-    return _escape("\\n".join(p for p in parts if p) if values else parts[0])
+    # Each part is escaped on its own: the joint is DOT's own line break.
+    return "\\n".join(_escape(p) for p in parts if p)
 
 
 def walk(output: Variable) -> tuple[list[Variable], list[Function]]:

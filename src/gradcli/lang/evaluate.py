@@ -18,7 +18,7 @@ from typing import Any, Protocol
 
 from ..core import functions as _functions  # noqa: F401 - fills the registry
 from ..core.backend import get_array_module
-from ..core.graph import Constant, Variable, no_grad
+from ..core.graph import Constant, Variable, no_grad, using_config
 from ..core.ops import get_item, matmul
 from ..core.registry import REGISTRY, closest
 from ..core.stack import stack
@@ -73,6 +73,7 @@ class Context(Protocol):
 
     values: dict[str, Any]
     functions: dict[str, Definition]
+    hints: dict[str, str]  # how to tell the user to give a name a value
 
     def constant(self, value: float) -> Any: ...
 
@@ -109,8 +110,11 @@ def _to_int(v: Variable, what: str) -> int:
 class Evaluator:
     """Evaluates one statement's expressions against a Context."""
 
-    def __init__(self, ctx: Context) -> None:
+    def __init__(self, ctx: Context, keep_graph: bool = False) -> None:
+        """``keep_graph``: the caller will differentiate the result again, so
+        a ``diff`` or ``f'`` inside it must stay a graph, not become numbers."""
         self.ctx = ctx
+        self.keep_graph = keep_graph
         # Each layer: (names -> Variables, is_function_layer).
         self.layers: list[tuple[dict[str, Variable], bool]] = [({}, False)]
         self.diff_depth = 0
@@ -159,6 +163,9 @@ class Evaluator:
     def _unknown(self, name: str, node: Any, what: str = "name") -> UnknownNameError:
         hint = closest(name, self.known_names())
         suffix = f"; did you mean {hint}?" if hint else ""
+        hints = getattr(self.ctx, "hints", None)
+        if not hint and what == "name" and hints:
+            suffix = "; it has no value: " + hints["value"].format(name=name)
         err = UnknownNameError(f"unknown {what} '{name}'{suffix}")
         return err.at(*_position(node))  # type: ignore[return-value]
 
@@ -354,7 +361,10 @@ class Evaluator:
         self.layers.append(({name: point}, False))
         self.diff_depth += 1
         try:
-            y = self.eval(body)
+            # A derivative needs the graph even where the caller evaluates
+            # without one (the central differences of --check).
+            with using_config("enable_backprop", True):
+                y = self.eval(body)
         finally:
             self.diff_depth -= 1
             self.layers.pop()
@@ -381,10 +391,11 @@ class Evaluator:
         point = self._point(self.eval(node.args[0]), param)
         self.diff_depth += 1
         try:
-            if definition is not None:
-                y = self.call_defined(definition, [point], node)
-            else:
-                y = entry.call(point)
+            with using_config("enable_backprop", True):
+                if definition is not None:
+                    y = self.call_defined(definition, [point], node)
+                else:
+                    y = entry.call(point)
         finally:
             self.diff_depth -= 1
         try:
@@ -401,8 +412,9 @@ class Evaluator:
         """
         if order == 0:
             return y
-        if self.diff_depth > 0 or x.creator is not None:
-            return nested_derivative(y, x, order)
+        if self.diff_depth > 0 or self.keep_graph or x.creator is not None:
+            with using_config("enable_backprop", True):
+                return nested_derivative(y, x, order)
         return Constant(self.ctx.derivatives(y, x, order)[-1])
 
 
@@ -416,6 +428,9 @@ def nested_derivative(y: Variable, x: Variable, order: int) -> Variable:
     """d^order y / dx^order as a differentiable graph, for any Variable x (leaf or not)."""
     current = y
     for _ in range(order):
+        if current is x:
+            current = Constant(get_array_module(x.data).ones_like(x.data))
+            continue
         if current.creator is None:
             return Constant(get_array_module(x.data).zeros_like(x.data))
         for v in _graph_variables(current):

@@ -27,9 +27,11 @@ class SessionLoader:
 
     def _load(self) -> None:
         try:
-            from ..session import Session  # noqa: PLC0415 - the heavy import, on purpose here
+            from ..session import REPL_HINTS, Session  # noqa: PLC0415 - the heavy import, here
 
-            self._session = Session(**self.options)
+            session = Session(**self.options)
+            session.hints = dict(REPL_HINTS)
+            self._session = session
         except BaseException as exc:  # re-raised in the caller's thread by get()
             self._error = exc
 
