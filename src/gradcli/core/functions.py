@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import MathError
+from . import taylor as _taylor
 from .backend import get_array_module
 from .graph import Constant, Function, Variable, as_variable
 from .ops import (
@@ -74,78 +75,97 @@ def _sigmoid_forward(xp: Any, x: Any) -> Any:
 exp = elementwise(
     "exp", forward="exp", derivative=lambda x, y: y,
     doc="exponential e**x", domain=(-3.0, 3.0), reference="exp(x)",
+    taylor=_taylor.exp_rule,
 )
 log = elementwise(
     "log", forward="log", derivative=lambda x, y: 1 / x,
     doc="natural logarithm", domain=(0.1, 5.0), reference="log(x)",
+    taylor=_taylor.log_rule,
 )
 log2 = elementwise(
     "log2", forward="log2", derivative=lambda x, y: 1 / (x * _LN2),
     doc="base-2 logarithm", domain=(0.1, 5.0), reference="log(x, 2)",
+    taylor=_taylor.log2_rule,
 )
 log10 = elementwise(
     "log10", forward="log10", derivative=lambda x, y: 1 / (x * _LN10),
     doc="base-10 logarithm", domain=(0.1, 5.0), reference="log(x, 10)",
+    taylor=_taylor.log10_rule,
 )
 sqrt = elementwise(
     "sqrt", forward="sqrt", derivative=lambda x, y: 0.5 / y,
     doc="square root", domain=(0.1, 5.0), reference="sqrt(x)",
+    taylor=_taylor.sqrt_rule,
 )
 sin = elementwise(
     "sin", forward="sin", derivative=lambda x, y: cos(x),
     doc="sine (radians)", domain=(-3.0, 3.0), reference="sin(x)",
+    taylor=_taylor.sin_rule,
 )
 cos = elementwise(
     "cos", forward="cos", derivative=lambda x, y: -sin(x),
     doc="cosine (radians)", domain=(-3.0, 3.0), reference="cos(x)",
+    taylor=_taylor.cos_rule,
 )
 tan = elementwise(
     "tan", forward="tan", derivative=lambda x, y: 1 + y * y,
     doc="tangent (radians)", domain=(-1.2, 1.2), reference="tan(x)",
+    taylor=_taylor.tan_rule,
 )
 asin = elementwise(
     "asin", forward="arcsin", derivative=lambda x, y: (1 - x * x) ** -0.5,
     doc="inverse sine", domain=(-0.9, 0.9), reference="asin(x)",
+    taylor=_taylor.asin_rule,
 )
 acos = elementwise(
     "acos", forward="arccos", derivative=lambda x, y: -((1 - x * x) ** -0.5),
     doc="inverse cosine", domain=(-0.9, 0.9), reference="acos(x)",
+    taylor=_taylor.acos_rule,
 )
 atan = elementwise(
     "atan", forward="arctan", derivative=lambda x, y: 1 / (1 + x * x),
     doc="inverse tangent", domain=(-3.0, 3.0), reference="atan(x)",
+    taylor=_taylor.atan_rule,
 )
 sinh = elementwise(
     "sinh", forward="sinh", derivative=lambda x, y: cosh(x),
     doc="hyperbolic sine", domain=(-3.0, 3.0), reference="sinh(x)",
+    taylor=_taylor.sinh_rule,
 )
 cosh = elementwise(
     "cosh", forward="cosh", derivative=lambda x, y: sinh(x),
     doc="hyperbolic cosine", domain=(-3.0, 3.0), reference="cosh(x)",
+    taylor=_taylor.cosh_rule,
 )
 tanh = elementwise(
     "tanh", forward="tanh", derivative=lambda x, y: 1 - y * y,
     doc="hyperbolic tangent", domain=(-3.0, 3.0), reference="tanh(x)",
+    taylor=_taylor.tanh_rule,
 )
 asinh = elementwise(
     "asinh", forward="arcsinh", derivative=lambda x, y: (x * x + 1) ** -0.5,
     doc="inverse hyperbolic sine", domain=(-3.0, 3.0), reference="asinh(x)",
+    taylor=_taylor.asinh_rule,
 )
 acosh = elementwise(
     "acosh", forward="arccosh", derivative=lambda x, y: (x * x - 1) ** -0.5,
     doc="inverse hyperbolic cosine", domain=(1.1, 5.0), reference="acosh(x)",
+    taylor=_taylor.acosh_rule,
 )
 atanh = elementwise(
     "atanh", forward="arctanh", derivative=lambda x, y: 1 / (1 - x * x),
     doc="inverse hyperbolic tangent", domain=(-0.9, 0.9), reference="atanh(x)",
+    taylor=_taylor.atanh_rule,
 )
 abs = elementwise(
     "abs", forward="abs", derivative=lambda x, y: _sign(x),
     doc="absolute value", domain=(0.2, 3.0), reference="Abs(x)",
+    taylor=_taylor.abs_rule,
 )
 sigmoid = elementwise(
     "sigmoid", forward=_sigmoid_forward, derivative=lambda x, y: y * (1 - y),
     doc="logistic sigmoid 1/(1+e**-x)", domain=(-4.0, 4.0), reference="1/(1 + exp(-x))",
+    taylor=_taylor.sigmoid_rule,
 )
 
 Exp, Log, Log2, Log10, Sqrt = (
@@ -188,8 +208,18 @@ def _shape(args: tuple[Any, ...], fname: str) -> tuple[int, ...]:
     return shape
 
 
-def _axis(args: tuple[Any, ...], fname: str) -> int | None:
-    return _int(args[0], fname, "axis") if args else None
+def _axis(x: Any, args: tuple[Any, ...], fname: str) -> int | None:
+    """The optional axis argument of a reduction, checked against ``x``."""
+    if not args:
+        return None
+    axis = _int(args[0], fname, "axis")
+    ndim = getattr(x, "ndim", 0)
+    if not -ndim <= axis < ndim:
+        raise MathError(
+            f"{fname}: axis {axis} is out of range for an array with {ndim} dimension"
+            f"{'s' if ndim != 1 else ''}"
+        )
+    return axis
 
 
 def _dtype_of(*vs: Any) -> Any:
@@ -242,13 +272,13 @@ def _register(
 
 
 _register("sum", "sum(x[, axis])", "sum of the elements (along an axis)",
-          lambda x, *ax: sum(x, _axis(ax, "sum")), 1, 2, "reduction")
+          lambda x, *ax: sum(x, _axis(x, ax, "sum")), 1, 2, "reduction")
 _register("mean", "mean(x[, axis])", "mean of the elements (along an axis)",
-          lambda x, *ax: mean(x, _axis(ax, "mean")), 1, 2, "reduction")
+          lambda x, *ax: mean(x, _axis(x, ax, "mean")), 1, 2, "reduction")
 _register("max", "max(x[, axis])", "largest element (along an axis)",
-          lambda x, *ax: max(x, _axis(ax, "max")), 1, 2, "reduction")
+          lambda x, *ax: max(x, _axis(x, ax, "max")), 1, 2, "reduction")
 _register("min", "min(x[, axis])", "smallest element (along an axis)",
-          lambda x, *ax: min(x, _axis(ax, "min")), 1, 2, "reduction")
+          lambda x, *ax: min(x, _axis(x, ax, "min")), 1, 2, "reduction")
 _register("reshape", "reshape(x, shape...)", "the same elements in a new shape",
           lambda x, *s: reshape(x, _shape(s, "reshape")), 2, None, "shape")
 _register("transpose", "transpose(x)", "reverse the axes (rows become columns)",

@@ -1,0 +1,932 @@
+"""Taylor mode: every derivative up to order N from one replay of a recorded graph.
+
+Repeated backprop (``create_graph`` N times) builds a graph that grows
+exponentially with the order. Taylor mode instead pushes a truncated Taylor
+series through the graph the forward pass already recorded: the input becomes
+``x(t) = x0 + t`` and every node carries the coefficients ``c_0 .. c_N`` of its
+value as a series in ``t``; the k-th derivative is ``k! * c_k``. The cost is
+O(N) per linear node and O(N^2) per nonlinear one, and the order-0
+coefficients are the values the forward pass recorded, never recomputed.
+
+The recurrences are the standard ones (Griewank & Walther, *Evaluating
+Derivatives*, 2nd ed., ch. 13): products are convolutions, quotients and
+``log`` solve ``b q = a`` and ``u y' = u'`` order by order, ``exp``, ``sin``/
+``cos``, ``sinh``/``cosh`` and ``tan``/``tanh``/``sigmoid`` integrate ``y' =
+g(y) u'``, powers solve ``u y' = a y u'``, and the inverse functions integrate
+their derivative's series. Where a function's input is linear in ``t`` (the
+seed itself, ``2*x + 1``, ``-x``) closed forms replace the recurrences, and
+integer powers are exact (binomials, or repeated products), so ``x**2`` at 0
+gives exactly ``[0, 0, 2, 0, ...]``.
+
+Rules: each elementwise registry entry carries its rule (``Builtin.taylor``,
+also the generated class's ``taylor_rule``), called as
+``rule(u0, U, y0, n) -> Y`` with ``u0`` the input's value, ``U`` its
+coefficients 1..d stacked along a leading axis (``d >= 1`` rows; rows past
+``d`` are zero and not stored; the trailing shape may be smaller than ``u0``'s
+and broadcasts), ``y0`` the output's recorded value, and ``Y`` the output's
+coefficients 1..n, shape ``(n,) + y0.shape``. The structural operations
+(``Add``, ``Mul``, ``Sum``, ``MatMul`` ...) get theirs from ``STRUCTURAL_RULES``
+below, keyed by class, called as ``rule(f, inputs, y0, n)`` where ``inputs``
+are ``(value, coefficients or None)`` pairs (None: the input is a constant).
+A Function with neither makes Taylor mode give up (``None``) so the caller
+falls back to backprop.
+
+Everything is vectorised over the elements with the array module (NumPy or
+CuPy); Python loops run over orders only. One-element series (the common
+``--at x=0.7`` case) are stored as 1-D arrays so a recurrence step is one dot
+product whatever the order.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from ..errors import LimitError
+from .backend import get_array_module
+from .fpe import op_label
+from .graph import Function, Variable
+from .ops import (
+    Add,
+    BroadcastTo,
+    Div,
+    GetItem,
+    GetItemGrad,
+    MatMul,
+    Max,
+    Min,
+    Mul,
+    Neg,
+    Pow,
+    Reshape,
+    Sub,
+    Sum,
+    SumTo,
+    Transpose,
+)
+
+MAX_ORDER = 170
+"""The highest derivative order: k! overflows float64 beyond 170! (~7.3e306)."""
+
+_FACT = np.array([float(math.factorial(k)) for k in range(MAX_ORDER + 1)])
+
+Rule = Callable[..., Any]
+
+# --- series storage ----------------------------------------------------------------
+#
+# A series is (c0, H): c0 the order-0 value (the recorded .data), H the higher
+# coefficients stacked along a leading axis, H[k-1] = c_k, with only as many
+# rows as can be nonzero (the seed has one, x**2 two, exp(x) n), and a
+# trailing shape that may be smaller than c0's and broadcasts (the seed's is
+# all ones). H is None for a constant (a node that does not depend on x).
+
+
+def _lift(h: Any, ndim: int) -> Any:
+    """Insert unit axes after the order axis so that rows have ``ndim`` dimensions."""
+    extra = ndim - (h.ndim - 1)
+    if extra > 0:
+        return h.reshape(h.shape[:1] + (1,) * extra + h.shape[1:])
+    return h
+
+
+def _expand(h: Any, shape: tuple[int, ...]) -> Any:
+    """Rows broadcast to the node's full shape (a view), for non-elementwise ops."""
+    h = _lift(h, len(shape))
+    full = h.shape[:1] + tuple(shape)
+    if h.shape == full:
+        return h
+    return get_array_module(h).broadcast_to(h, full)
+
+
+def _dtype(a: Any) -> Any:
+    dt = a.dtype
+    return dt if dt.kind == "f" else np.dtype(np.float64)
+
+
+def _zero_rows(like: Any) -> Any:
+    xp = get_array_module(like)
+    return xp.zeros((0,) + (1,) * like.ndim, dtype=_dtype(like))
+
+
+def _sp_vec(A: Any, B: Any, k: int, j0: int, j1: int) -> Any:
+    """sum_{j=j0..j1} A[j] * B[k-j] for 1-D series (one element): one dot product."""
+    if j1 < j0:
+        return 0.0
+    if j0 == j1:
+        return A[j0] * B[k - j0]
+    return A[j0 : j1 + 1] @ B[k - j1 : k - j0 + 1][::-1]
+
+
+def _sp_rows(A: Any, B: Any, k: int, j0: int, j1: int) -> Any:
+    """sum_{j=j0..j1} A[j] * B[k-j] for lists of row arrays (one product per term)."""
+    if j1 < j0:
+        return 0.0
+    acc = A[j0] * B[k - j0]
+    for j in range(j0 + 1, j1 + 1):
+        t = A[j] * B[k - j]
+        if t.shape == acc.shape:
+            acc += t
+        else:
+            acc = acc + t
+    return acc
+
+
+class _RowList(list):  # type: ignore[type-arg]
+    """Rows [c0, c1, ..., cn] whose rows 1..n are views of one array, ``backing``."""
+
+    backing: Any
+
+
+class _Work:
+    """The workspace of one recurrence: how rows are stored and combined.
+
+    A one-element node keeps each series as a 1-D array (n+1 numbers), so a
+    step of a recurrence is one dot product; a larger node keeps a list of row
+    arrays, so a step is a few whole-array operations.
+    """
+
+    __slots__ = ("xp", "n", "shape", "dtype", "vec", "sp")
+
+    def __init__(self, y0: Any, n: int) -> None:
+        self.xp = get_array_module(y0)
+        self.n = n
+        self.shape = y0.shape
+        self.dtype = _dtype(y0)
+        self.vec = y0.size == 1
+        self.sp = _sp_vec if self.vec else _sp_rows
+
+    def s(self, a: Any) -> Any:
+        """An order-0 value as the workspace uses it (a 0-d array for one element)."""
+        return a.reshape(()) if self.vec and hasattr(a, "reshape") else a
+
+    def rows(self, c0: Any, h: Any) -> Any:
+        """[c0, c1, ..., c_d] (and zeros to c_n for one element)."""
+        if self.vec:
+            r = self.xp.zeros(self.n + 1, dtype=self.dtype)
+            r[:1] = c0.reshape(1)
+            m = min(h.shape[0], self.n)
+            if m:
+                r[1 : m + 1] = h[:m].reshape(m)
+            return r
+        return [c0, *h[: self.n]]
+
+    def weighted(self, R: Any, d: int) -> Any:
+        """Rows j * R[j] for j = 1..d (row 0 unused)."""
+        if self.vec:
+            return R * self.xp.arange(len(R), dtype=self.dtype)
+        return [None] + [R[j] * float(j) for j in range(1, d + 1)]
+
+    def out(self, c0: Any) -> Any:
+        """Rows to fill: [c0, ?, ..., ?]."""
+        if self.vec:
+            r = self.xp.empty(self.n + 1, dtype=self.dtype)
+            r[:1] = c0.reshape(1) if hasattr(c0, "reshape") else c0
+            return r
+        backing = self.xp.empty((self.n,) + self.shape, dtype=self.dtype)
+        rows = _RowList([c0])
+        rows.extend(backing)
+        rows.backing = backing
+        return rows
+
+    def put(self, Y: Any, k: int, value: Any, scale: Any = 1.0) -> None:
+        if self.vec:
+            Y[k] = value * scale
+        else:
+            self.xp.multiply(value, scale, out=Y[k])
+
+    def result(self, Y: Any) -> Any:
+        if self.vec:
+            return Y[1:].reshape((self.n,) + self.shape)
+        return Y.backing
+
+
+def _geom(q: Any, weights: Any, dtype: Any) -> Any:
+    """Rows prod_{i<=k} q * w_i for k = 1..n: q**k / k! and the like, in one cumprod."""
+    xp = get_array_module(q)
+    w = xp.asarray(weights, dtype=dtype)
+    if w.ndim == 1:
+        w = w.reshape(w.shape + (1,) * q.ndim)
+    return xp.cumprod(q[None] * w, axis=0)
+
+
+def _recips(n: int) -> list[float]:
+    return [1.0 / k for k in range(1, n + 1)]
+
+
+def _col(values: Any, ndim: int, xp: Any, dtype: Any) -> Any:
+    """A per-order column (n, 1, ..., 1) that scales the rows of a stacked array."""
+    v = xp.asarray(values, dtype=dtype)
+    return v.reshape(v.shape + (1,) * ndim)
+
+
+# --- products and quotients ----------------------------------------------------------
+
+
+def _mul_hi(a0: Any, A: Any, b0: Any, B: Any, n: int, shape: tuple[int, ...]) -> Any:
+    """Coefficients 1..m of (a0 + A) * (b0 + B), m = min(deg A + deg B, n)."""
+    if A is None:
+        return a0 * B
+    if B is None:
+        return A * b0
+    da, db = A.shape[0], B.shape[0]
+    m = min(da + db, n)
+    xp = get_array_module(A)
+    dtype = np.result_type(A.dtype, B.dtype)
+    size = 1
+    for s in shape:
+        size *= s
+    if size == 1:
+        af = xp.empty(da + 1, dtype=dtype)
+        af[:1] = a0.reshape(1)
+        af[1:] = A.reshape(da)
+        bf = xp.empty(db + 1, dtype=dtype)
+        bf[:1] = b0.reshape(1)
+        bf[1:] = B.reshape(db)
+        return xp.convolve(af, bf)[1 : m + 1].reshape((m,) + tuple(shape))
+    if da > db:
+        a0, A, da, b0, B, db = b0, B, db, a0, A, da
+    out = xp.zeros((m,) + tuple(shape), dtype=dtype)
+    for i in range(min(da, m) + 1):
+        ai = a0 if i == 0 else A[i - 1]
+        if i >= 1:
+            out[i - 1] += ai * b0
+        cnt = min(db, m - i)
+        if cnt > 0:
+            out[i : i + cnt] += ai * B[:cnt]
+    return out
+
+
+def _div_hi(a0: Any, A: Any, b0: Any, B: Any, q0: Any, n: int) -> Any:
+    """Coefficients 1..n of q = a / b: b0 q_k = a_k - sum_{j=1..k} b_j q_{k-j}."""
+    if B is None:
+        return A / b0
+    w = _Work(q0, n)
+    db = B.shape[0]
+    Br = w.rows(b0, B)
+    Ar = None if A is None else w.rows(a0, A)
+    da = 0 if A is None else A.shape[0]
+    r = w.s(1.0 / b0)
+    Q = w.out(w.s(q0))
+    sp = w.sp
+    for k in range(1, n + 1):
+        s = sp(Br, Q, k, 1, min(k, db))
+        if Ar is not None and k <= da:
+            s = Ar[k] - s
+        else:
+            s = -s
+        w.put(Q, k, s, r)
+    return w.result(Q)
+
+
+def _int_pow_hi(u0: Any, U: Any, n: int, p: int, shape: tuple[int, ...]) -> Any:
+    """Coefficients of u**p for an integer p >= 2, exactly (no division by u0)."""
+    xp = get_array_module(U)
+    dtype = _dtype(U)
+    d = U.shape[0]
+    if d == 1:
+        # (u0 + u1 t)**p = sum_k C(p, k) u0**(p-k) u1**k t**k
+        m = min(p, n)
+        u1 = U[0]
+        coefs = [float(math.comb(p, k)) for k in range(1, m + 1)]
+        if u0.size == 1:
+            exps = xp.asarray([p - k for k in range(1, m + 1)], dtype=dtype)
+            pw = xp.power(u0.reshape(()), exps).reshape((m,) + (1,) * u0.ndim)
+        else:
+            pw = xp.empty((m,) + u0.shape, dtype=dtype)
+            e = p - m
+            base = xp.ones_like(u0) if e == 0 else (u0 if e == 1 else u0**e)
+            for k in range(m, 0, -1):
+                pw[k - 1] = base
+                if k > 1:
+                    base = base * u0
+        return pw * (_geom(u1, [1.0] * m, dtype) * _col(coefs, u1.ndim, xp, dtype))
+    # binary powering on truncated series: O(log p) products, exact at u0 == 0
+    result: tuple[Any, Any] | None = None
+    base = (u0, U)
+    e = p
+    while e:
+        if e & 1:
+            if result is None:
+                result = base
+            else:
+                result = (result[0] * base[0],
+                          _mul_hi(result[0], result[1], base[0], base[1], n, shape))
+        e >>= 1
+        if e:
+            base = (base[0] * base[0], _mul_hi(base[0], base[1], base[0], base[1], n, shape))
+    assert result is not None
+    return result[1]
+
+
+def _pow_hi(u0: Any, U: Any, y0: Any, n: int, a: Any) -> Any:
+    """Coefficients of y = u**a (a a number, or an array broadcasting with u)."""
+    xp = get_array_module(U)
+    dtype = _dtype(y0)
+    nd = y0.ndim
+    if np.ndim(a) == 0 or getattr(a, "size", 1) == 1:
+        a = float(a.reshape(()) if hasattr(a, "reshape") else a)
+        if math.isfinite(a) and a == int(a) and abs(a) <= 1024:
+            p = int(a)
+            if p == 0:
+                return _zero_rows(y0)
+            if p == 1:
+                return U
+            if p > 1:
+                return _int_pow_hi(u0, U, n, p, y0.shape)
+    else:
+        a = xp.asarray(a, dtype=dtype)
+        a = a.reshape((1,) * (nd - a.ndim) + a.shape)
+    d = U.shape[0]
+    if d == 1:
+        # y0 * C(a, k) * (u1 / u0)**k, as one cumulative product
+        kcol = xp.arange(1, n + 1, dtype=dtype).reshape((n,) + (1,) * nd)
+        weights = (a - kcol + 1.0) / kcol
+        zero = u0 == 0
+        if not bool(zero.any()):
+            return y0 * _geom(U[0] / u0, weights, dtype)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            Y = y0 * _geom(U[0] / u0, weights, dtype)
+        # at u0 == 0: C(a, k) * 0**(a-k) * u1**k (infinite where k > a: a real pole)
+        # (C is 0 for an integer a < k: those terms are exactly 0, not 0 * inf)
+        C = xp.cumprod(weights, axis=0)
+        z = xp.power(xp.zeros_like(u0), xp.where(C != 0, a - kcol, 0.0))
+        fix = C * z * _geom(U[0], [1.0] * n, dtype)
+        return xp.where(zero, fix, Y)
+    # u y' = a y u':  y_k = (a * sum y_j ~u_{k-j} - sum ~y_j u_{k-j}) / (k u0)
+    w = _Work(y0, n)
+    Ur = w.rows(u0, U)
+    Ut = w.weighted(Ur, d)
+    r = w.s(1.0 / u0)
+    Y = w.out(w.s(y0))
+    Yt = w.out(0.0)
+    sp = w.sp
+    for k in range(1, n + 1):
+        j0 = max(0, k - d)
+        s = a * sp(Y, Ut, k, j0, k - 1) - sp(Yt, Ur, k, max(1, j0), k - 1)
+        w.put(Y, k, s * (1.0 / k), r)
+        if k < n:
+            w.put(Yt, k, Y[k], float(k))
+    return w.result(Y)
+
+
+# --- the elementwise registry rules ----------------------------------------------------
+
+
+def exp_rule(u0: Any, U: Any, y0: Any, n: int) -> Any:
+    """y' = y u': k y_k = sum_j j u_j y_{k-j}; for a linear input y0 u1**k / k!."""
+    d = U.shape[0]
+    if d == 1:
+        return y0 * _geom(U[0], _recips(n), _dtype(y0))
+    w = _Work(y0, n)
+    Ut = w.weighted(w.rows(u0, U), d)
+    Y = w.out(w.s(y0))
+    sp = w.sp
+    for k in range(1, n + 1):
+        w.put(Y, k, sp(Ut, Y, k, 1, min(k, d)), 1.0 / k)
+    return w.result(Y)
+
+
+def log_rule(u0: Any, U: Any, y0: Any, n: int, scale: float = 1.0) -> Any:
+    """u y' = u': k y_k = (k u_k - sum_{j<k} j y_j u_{k-j}) / u0."""
+    xp = get_array_module(U)
+    dtype = _dtype(y0)
+    d = U.shape[0]
+    coefs = [-scale / k for k in range(1, n + 1)]
+    if d == 1:
+        # log(u0 + u1 t) = log u0 - sum_k (-u1/u0)**k / k
+        P = _geom(-U[0] / u0, [1.0] * n, dtype)
+        P *= _col(coefs, P.ndim - 1, xp, dtype)
+        return P
+    w = _Work(y0, n)
+    Ur = w.rows(u0, U)
+    Ut = w.weighted(Ur, d)
+    r = w.s(1.0 / u0)
+    Yt = w.out(0.0)  # k * y_k
+    sp = w.sp
+    for k in range(1, n + 1):
+        s = sp(Yt, Ur, k, max(1, k - d), k - 1)
+        w.put(Yt, k, (Ut[k] - s) if k <= d else -s, r)
+    out = w.result(Yt)
+    out *= _col([scale / k for k in range(1, n + 1)], y0.ndim, xp, dtype)
+    return out
+
+
+def log2_rule(u0: Any, U: Any, y0: Any, n: int) -> Any:
+    return log_rule(u0, U, y0, n, 1.0 / math.log(2.0))
+
+
+def log10_rule(u0: Any, U: Any, y0: Any, n: int) -> Any:
+    return log_rule(u0, U, y0, n, 1.0 / math.log(10.0))
+
+
+def sqrt_rule(u0: Any, U: Any, y0: Any, n: int) -> Any:
+    return _pow_hi(u0, U, y0, n, 0.5)
+
+
+def _sincos(u0: Any, U: Any, y0: Any, n: int, p0: Any, signs: list[float],
+            ysign: float, psign: float) -> Any:
+    """sin, cos, sinh, cosh: y0 the output, p0 its partner (cos for sin ...).
+
+    y' = ysign p u' and p' = psign y u'. ``signs[k % 4]`` is the sign of the
+    k-th derivative for a linear input: +-p0 for odd k, +-y0 for even k.
+    """
+    d = U.shape[0]
+    xp = get_array_module(U)
+    dtype = _dtype(y0)
+    if d == 1:
+        P = _geom(U[0], _recips(n), dtype)
+        P = P * _col([signs[k % 4] for k in range(1, n + 1)], P.ndim - 1, xp, dtype)
+        out = xp.empty((n,) + y0.shape, dtype=dtype)
+        xp.multiply(p0, P[0::2], out=out[0::2])
+        xp.multiply(y0, P[1::2], out=out[1::2])
+        return out
+    w = _Work(y0, n)
+    Ut = w.weighted(w.rows(u0, U), d)
+    Y = w.out(w.s(y0))
+    Pa = w.out(w.s(p0))
+    sp = w.sp
+    for k in range(1, n + 1):
+        m = min(k, d)
+        w.put(Y, k, sp(Ut, Pa, k, 1, m), ysign / k)
+        if k < n:
+            w.put(Pa, k, sp(Ut, Y, k, 1, m), psign / k)
+    return w.result(Y)
+
+
+def sin_rule(u0: Any, U: Any, y0: Any, n: int) -> Any:
+    cos0 = get_array_module(u0).cos(u0)
+    return _sincos(u0, U, y0, n, cos0, [1.0, 1.0, -1.0, -1.0], 1.0, -1.0)
+
+
+def cos_rule(u0: Any, U: Any, y0: Any, n: int) -> Any:
+    sin0 = get_array_module(u0).sin(u0)
+    return _sincos(u0, U, y0, n, sin0, [1.0, -1.0, -1.0, 1.0], -1.0, 1.0)
+
+
+def sinh_rule(u0: Any, U: Any, y0: Any, n: int) -> Any:
+    cosh0 = get_array_module(u0).cosh(u0)
+    return _sincos(u0, U, y0, n, cosh0, [1.0, 1.0, 1.0, 1.0], 1.0, 1.0)
+
+
+def cosh_rule(u0: Any, U: Any, y0: Any, n: int) -> Any:
+    sinh0 = get_array_module(u0).sinh(u0)
+    return _sincos(u0, U, y0, n, sinh0, [1.0, 1.0, 1.0, 1.0], 1.0, 1.0)
+
+
+def _riccati(u0: Any, U: Any, y0: Any, n: int, g0: Any, beta: float, gamma: float) -> Any:
+    """y' = g u' with g = alpha + beta y + gamma y**2 (tan, tanh, sigmoid).
+
+    ``g0`` is g at order 0, written as backprop writes it.
+    """
+    d = U.shape[0]
+    w = _Work(y0, n)
+    Ut = w.weighted(w.rows(u0, U), d)
+    Y = w.out(w.s(y0))
+    G = w.out(w.s(g0))
+    sp = w.sp
+    vec = w.vec
+    for k in range(1, n + 1):
+        w.put(Y, k, sp(Ut, G, k, 1, min(k, d)), 1.0 / k)
+        if k == n:
+            break
+        # sum_{i=0..k} y_i y_{k-i}, by symmetry
+        if vec:
+            sq = Y[: k + 1] @ Y[k::-1]
+        else:
+            sq = sp(Y, Y, k, 0, (k - 1) // 2)
+            sq = sq * 2.0
+            if k % 2 == 0:
+                sq += Y[k // 2] * Y[k // 2]
+        if beta:
+            w.put(G, k, Y[k] * beta + sq * gamma)
+        else:
+            w.put(G, k, sq, gamma)
+    return w.result(Y)
+
+
+def tan_rule(u0: Any, U: Any, y0: Any, n: int) -> Any:
+    return _riccati(u0, U, y0, n, 1 + y0 * y0, 0.0, 1.0)
+
+
+def tanh_rule(u0: Any, U: Any, y0: Any, n: int) -> Any:
+    return _riccati(u0, U, y0, n, 1 - y0 * y0, 0.0, -1.0)
+
+
+def sigmoid_rule(u0: Any, U: Any, y0: Any, n: int) -> Any:
+    # sigmoid(u) = (1 + tanh(u/2)) / 2 satisfies y' = y (1 - y) u', tanh's Riccati form
+    return _riccati(u0, U, y0, n, y0 * (1 - y0), 1.0, -1.0)
+
+
+def _integral(u0: Any, U: Any, y0: Any, n: int, alpha: float, gamma: float,
+              power: float, sign: float) -> Any:
+    """y = integral of sign * (alpha + gamma u**2)**power du (asin, atan, acosh, ...).
+
+    The derivative's series g is needed to order n-1 only; then
+    k y_k = sum_{j=1..k} j u_j g_{k-j}.
+    """
+    xp = get_array_module(U)
+    dtype = _dtype(y0)
+    d = U.shape[0]
+    w0 = alpha + gamma * (u0 * u0)
+    g0 = sign * (1.0 / w0 if power == -1.0 else w0**power)
+    if n > 1:
+        sq = _mul_hi(u0, U, u0, U, n - 1, u0.shape)
+        W = sq * gamma if gamma != 1.0 else sq
+        if power == -1.0:
+            G = _div_hi(None, None, w0, W, g0, n - 1)
+        else:
+            G = _pow_hi(w0, W, g0, n - 1, power)
+    else:
+        G = xp.zeros((0,) + y0.shape, dtype=dtype)
+    w = _Work(y0, n)
+    Gr = w.rows(g0, G) if w.vec else [g0, *G]
+    Ut = w.weighted(w.rows(u0, U), d)
+    Y = w.out(w.s(y0))
+    sp = w.sp
+    for k in range(1, n + 1):
+        w.put(Y, k, sp(Ut, Gr, k, 1, min(k, d)), 1.0 / k)
+    return w.result(Y)
+
+
+def asin_rule(u0: Any, U: Any, y0: Any, n: int) -> Any:
+    return _integral(u0, U, y0, n, 1.0, -1.0, -0.5, 1.0)
+
+
+def acos_rule(u0: Any, U: Any, y0: Any, n: int) -> Any:
+    return _integral(u0, U, y0, n, 1.0, -1.0, -0.5, -1.0)
+
+
+def atan_rule(u0: Any, U: Any, y0: Any, n: int) -> Any:
+    return _integral(u0, U, y0, n, 1.0, 1.0, -1.0, 1.0)
+
+
+def asinh_rule(u0: Any, U: Any, y0: Any, n: int) -> Any:
+    return _integral(u0, U, y0, n, 1.0, 1.0, -0.5, 1.0)
+
+
+def acosh_rule(u0: Any, U: Any, y0: Any, n: int) -> Any:
+    return _integral(u0, U, y0, n, -1.0, 1.0, -0.5, 1.0)
+
+
+def atanh_rule(u0: Any, U: Any, y0: Any, n: int) -> Any:
+    return _integral(u0, U, y0, n, 1.0, -1.0, -1.0, 1.0)
+
+
+def abs_rule(u0: Any, U: Any, y0: Any, n: int) -> Any:
+    # |u| = sign(u0) u near u0; sign(0) = 0 as backprop's derivative has it
+    return get_array_module(u0).sign(u0) * U
+
+
+# --- the structural operations ---------------------------------------------------------
+
+
+def _add_rule(f: Function, ins: list[tuple[Any, Any]], y0: Any, n: int) -> Any:
+    return _linear(ins[0][1], ins[1][1], 1.0)
+
+
+def _sub_rule(f: Function, ins: list[tuple[Any, Any]], y0: Any, n: int) -> Any:
+    return _linear(ins[0][1], ins[1][1], -1.0)
+
+
+def _linear(A: Any, B: Any, sign: float) -> Any:
+    if B is None:
+        return A
+    if A is None:
+        return B if sign > 0 else -B
+    da, db = A.shape[0], B.shape[0]
+    if da != db:  # pad the shorter series with zero rows
+        xp = get_array_module(A)
+        if da < db:
+            A = xp.concatenate([A, xp.zeros((db - da,) + A.shape[1:], dtype=A.dtype)])
+        else:
+            B = xp.concatenate([B, xp.zeros((da - db,) + B.shape[1:], dtype=B.dtype)])
+    return A + B if sign > 0 else A - B
+
+
+def _neg_rule(f: Function, ins: list[tuple[Any, Any]], y0: Any, n: int) -> Any:
+    return -ins[0][1]
+
+
+def _mul_rule(f: Function, ins: list[tuple[Any, Any]], y0: Any, n: int) -> Any:
+    (a0, A), (b0, B) = ins
+    return _mul_hi(a0, A, b0, B, n, y0.shape)
+
+
+def _div_rule(f: Function, ins: list[tuple[Any, Any]], y0: Any, n: int) -> Any:
+    (a0, A), (b0, B) = ins
+    return _div_hi(a0, A, b0, B, y0, n)
+
+
+def _pow_rule(f: Function, ins: list[tuple[Any, Any]], y0: Any, n: int) -> Any:
+    c = getattr(f, "c", None)
+    if c is not None:
+        (u0, U), = ins
+        return _pow_hi(u0, U, y0, n, c)
+    (b0, B), (e0, E) = ins
+    if E is None:  # an array exponent
+        return _pow_hi(b0, B, y0, n, e0 if e0.size != 1 else e0.reshape(()))
+    xp = get_array_module(E)
+    # x0 ** x1 = exp(x1 log x0)
+    lb0 = xp.log(b0)
+    if B is None:
+        V = E * lb0
+    else:
+        LB = _lift(log_rule(b0, B, lb0, n), y0.ndim)
+        V = _mul_hi(e0, E, lb0, LB, n, y0.shape)
+    return exp_rule(e0 * lb0, V, y0, n)
+
+
+def _axes(axis: Any, ndim: int) -> tuple[int, ...]:
+    """Axes of one order's array, shifted past the leading order axis."""
+    if axis is None:
+        return tuple(range(1, ndim + 1))
+    if isinstance(axis, int):
+        axis = (axis,)
+    return tuple(a % ndim + 1 for a in axis)
+
+
+def _sum_rule(f: Function, ins: list[tuple[Any, Any]], y0: Any, n: int) -> Any:
+    u0, U = ins[0]
+    U = _expand(U, u0.shape)
+    return U.sum(axis=_axes(f.axis, u0.ndim), keepdims=f.keepdims)
+
+
+def _reshape_rule(f: Function, ins: list[tuple[Any, Any]], y0: Any, n: int) -> Any:
+    u0, U = ins[0]
+    U = _expand(U, u0.shape)
+    return U.reshape(U.shape[:1] + y0.shape)
+
+
+def _transpose_rule(f: Function, ins: list[tuple[Any, Any]], y0: Any, n: int) -> Any:
+    u0, U = ins[0]
+    U = _expand(U, u0.shape)
+    nd = u0.ndim
+    if f.axes is None:
+        axes = (0,) + tuple(range(nd, 0, -1))
+    else:
+        axes = (0,) + tuple(a % nd + 1 for a in f.axes)
+    return U.transpose(axes)
+
+
+def _broadcast_to_rule(f: Function, ins: list[tuple[Any, Any]], y0: Any, n: int) -> Any:
+    u0, U = ins[0]
+    return _expand(_expand(U, u0.shape), y0.shape)
+
+
+def _sum_to_rule(f: Function, ins: list[tuple[Any, Any]], y0: Any, n: int) -> Any:
+    u0, U = ins[0]
+    return _sum_to_rows(_expand(U, u0.shape), y0.shape)
+
+
+def _sum_to_rows(U: Any, shape: tuple[int, ...]) -> Any:
+    """Each row summed down to ``shape`` (as ``sum_to``)."""
+    lead = U.ndim - 1 - len(shape)
+    axes = tuple(range(1, 1 + lead)) + tuple(
+        1 + lead + i for i, s in enumerate(shape) if s == 1 and U.shape[1 + lead + i] != 1
+    )
+    if axes:
+        U = U.sum(axis=axes, keepdims=True)
+    return U.reshape(U.shape[:1] + tuple(shape))
+
+
+def _rowwise(f: Function, ins: list[tuple[Any, Any]], apply: Callable[[Any], Any]) -> Any:
+    u0, U = ins[0]
+    U = _expand(U, u0.shape)
+    return get_array_module(U).stack([apply(U[i]) for i in range(U.shape[0])])
+
+
+def _get_item_rule(f: Function, ins: list[tuple[Any, Any]], y0: Any, n: int) -> Any:
+    return _rowwise(f, ins, lambda row: row[f.slices])
+
+
+def _get_item_grad_rule(f: Function, ins: list[tuple[Any, Any]], y0: Any, n: int) -> Any:
+    return _rowwise(f, ins, f.forward)
+
+
+def _extreme_rule(f: Function, ins: list[tuple[Any, Any]], y0: Any, n: int) -> Any:
+    # as backprop: every element equal to the extreme gets the derivative (ties add)
+    u0, U = ins[0]
+    U = _expand(U, u0.shape)
+    axes = _axes(f.axis, u0.ndim)
+    y0k = y0 if f.keepdims else y0.reshape(
+        tuple(1 if i + 1 in axes else s for i, s in enumerate(u0.shape))
+    )
+    mask = (u0 == y0k).astype(U.dtype)
+    return (U * mask).sum(axis=axes, keepdims=f.keepdims)
+
+
+def _matmul_rule(f: Function, ins: list[tuple[Any, Any]], y0: Any, n: int) -> Any:
+    (a0, A), (b0, B) = ins
+    xp = get_array_module(y0)
+    Ar = [a0] if A is None else [a0, *_expand(A, a0.shape)]
+    Br = [b0] if B is None else [b0, *_expand(B, b0.shape)]
+    da, db = len(Ar) - 1, len(Br) - 1
+    m = min(da + db, n)
+    rows = []
+    for k in range(1, m + 1):
+        acc = None
+        for i in range(max(0, k - db), min(k, da) + 1):
+            t = xp.matmul(Ar[i], Br[k - i])
+            acc = t if acc is None else acc + t
+        rows.append(acc)
+    if not rows:
+        return xp.zeros((0,) + y0.shape, dtype=_dtype(y0))
+    return xp.stack(rows)
+
+
+STRUCTURAL_RULES: dict[type[Function], Rule] = {
+    Add: _add_rule,
+    Sub: _sub_rule,
+    Mul: _mul_rule,
+    Div: _div_rule,
+    Neg: _neg_rule,
+    Pow: _pow_rule,
+    Sum: _sum_rule,
+    SumTo: _sum_to_rule,
+    BroadcastTo: _broadcast_to_rule,
+    Reshape: _reshape_rule,
+    Transpose: _transpose_rule,
+    GetItem: _get_item_rule,
+    GetItemGrad: _get_item_grad_rule,
+    MatMul: _matmul_rule,
+    Max: _extreme_rule,
+    Min: _extreme_rule,
+}
+"""Taylor rules of the core's own operations, keyed by class (as autograd's defvjp)."""
+
+ELEMENTWISE_STRUCTURAL = frozenset({Add, Sub, Mul, Div, Neg, Pow})
+"""Structural operations that act element by element (with broadcasting)."""
+
+
+def missing_rules() -> list[str]:
+    """Names of elementwise registry entries that have no Taylor rule (fall back to backprop)."""
+    from . import functions  # noqa: F401, PLC0415 - fills the registry
+    from .registry import REGISTRY  # noqa: PLC0415
+
+    return sorted(
+        name for name, b in REGISTRY.items() if b.kind == "elementwise" and b.taylor is None
+    )
+
+
+# --- the replay ------------------------------------------------------------------------
+
+
+def _path(y: Variable, x: Variable) -> list[Function]:
+    """The Functions between x and y (those y depends on that depend on x), in order."""
+    if y.creator is None or y is x:
+        return []
+    funcs: list[Function] = []
+    stack = [y.creator]
+    seen = {id(y.creator)}
+    while stack:
+        f = stack.pop()
+        funcs.append(f)
+        for v in f.inputs:
+            c = v.creator
+            if c is not None and v is not x and id(c) not in seen:
+                seen.add(id(c))
+                stack.append(c)
+    funcs.sort(key=lambda f: f.generation)
+    dep = {id(x)}
+    path = []
+    for f in funcs:
+        for v in f.inputs:
+            if id(v) in dep:
+                path.append(f)
+                for ref in f.outputs:
+                    out = ref()
+                    if out is not None:
+                        dep.add(id(out))
+                break
+    return path
+
+
+def _coefficients(y: Variable, x: Variable, order: int) -> Any:
+    """Coefficients 1..order of y(x0 + t) as one array (order, *shape), shape per
+    the backprop semantics (x's shape, or y's for an elementwise y of x's shape);
+    None when Taylor mode does not apply."""
+    if order < 0:
+        raise ValueError(f"order must be >= 0, got {order}")
+    x0 = x.data
+    if x0.dtype.kind not in "fiub":
+        return None
+    xp = get_array_module(x0)
+    dtype = _dtype(x0)
+    n = order
+    scalar_x = x0.size == 1
+    # id(Variable) -> its higher coefficients; a node missing here is a constant
+    vals: dict[int, Any] = {id(x): xp.ones((1,) + (1,) * x0.ndim, dtype=dtype)}
+    rules = STRUCTURAL_RULES
+    elementwise_ops = ELEMENTWISE_STRUCTURAL
+    for f in _path(y, x):
+        cls = type(f)
+        rule = rules.get(cls)
+        erule = None
+        if rule is None:
+            erule = getattr(cls, "taylor_rule", None)
+            if erule is None:
+                return None
+            lift = True
+        else:
+            lift = cls in elementwise_ops
+            if not lift and not scalar_x:
+                return None
+        if len(f.outputs) != 1:
+            return None
+        out = f.outputs[0]()
+        if out is None:
+            continue
+        y0 = out.data
+        if y0.dtype.kind != "f":
+            return None
+        fpe_op = op_label(f)  # noqa: F841 - read by fpe.py to name this operation
+        ins = []
+        live = False
+        for v in f.inputs:
+            h = vals.get(id(v))
+            if h is not None and h.shape[0]:
+                live = True
+                if lift and h.ndim - 1 < y0.ndim:
+                    h = _lift(h, y0.ndim)
+                ins.append((v.data, h))
+            else:
+                ins.append((v.data, None))
+        if not live:
+            hi = _zero_rows(y0)
+        elif erule is not None:
+            hi = erule(ins[0][0], ins[0][1], y0, n)
+        else:
+            hi = rule(f, ins, y0, n)
+        vals[id(out)] = hi
+    y0 = y.data
+    hi = vals.get(id(y))
+    shape = y0.shape
+    if hi is None or hi.shape[0] == 0:
+        return xp.zeros((n,) + x0.shape, dtype=np.result_type(_dtype(y0), dtype))
+    hi = _lift(hi, y0.ndim)
+    d = hi.shape[0]
+    if d >= n and hi.shape[1:] == shape:
+        coef = hi[:n]
+    else:
+        coef = xp.zeros((n,) + shape, dtype=hi.dtype)
+        coef[:d] = hi[:n]
+    if shape == x0.shape:
+        return coef
+    if scalar_x:
+        return coef.reshape(n, -1).sum(axis=1).reshape((n,) + x0.shape)
+    return _sum_to_rows(coef, x0.shape)
+
+
+def taylor_coefficients(y: Variable, x: Variable, order: int) -> list[Any] | None:
+    """[c_0, c_1, ..., c_order]: the Taylor coefficients f^(k)(x0) / k! of y about x0.
+
+    ``c_0`` is ``y.data``; the others follow the derivative semantics of
+    ``taylor_derivatives`` (summed over y when x is a scalar and y an array).
+    None when Taylor mode does not apply. Any order is allowed; coefficients of
+    entire functions underflow to 0 somewhere past order 170.
+    """
+    coef = _coefficients(y, x, order)
+    if coef is None:
+        return None
+    return [y.data, *coef]
+
+
+def taylor_derivatives(y: Variable, x: Variable, order: int) -> list[Any] | None:
+    """[y, dy/dx, ..., d^order y / dx^order] by Taylor mode, or None to fall back.
+
+    ``y`` must have been computed from ``x`` with ``enable_backprop`` on (the
+    recorded graph is replayed; the forward values it holds are reused). The
+    first element is ``y.data`` itself. The derivatives mean what
+    ``higher_derivatives`` (repeated backprop) gives:
+
+    * an expression elementwise in x: elementwise derivatives, x's shape (summed
+      over broadcast axes when y is larger than x);
+    * a scalar x (one element) and an array y: derivatives of the sum of y,
+      x's shape; reductions, reshapes, indexing and ``@`` are allowed then;
+    * an array x with a non-elementwise operation on the path (sum, @, reshape,
+      indexing, max ...), or any Function without a Taylor rule: None.
+
+    Raises LimitError for an order above MAX_ORDER (170), where k! overflows
+    float64.
+    """
+    if order > MAX_ORDER:
+        raise LimitError(
+            f"Taylor mode computes derivatives up to order {MAX_ORDER} "
+            f"(k! overflows float64 beyond); asked for {order}"
+        )
+    coef = _coefficients(y, x, order)
+    if coef is None:
+        return None
+    xp = get_array_module(coef)
+    fpe_op = "derivative"  # noqa: F841 - read by fpe.py: k! * c_k may overflow
+    fact = _FACT[1 : order + 1].reshape((order,) + (1,) * (coef.ndim - 1))
+    if xp is not np:
+        fact = xp.asarray(fact)
+    if coef.dtype == np.float64:
+        derivs = coef * fact
+    else:
+        derivs = (coef.astype(np.float64) * fact).astype(coef.dtype)
+    return [y.data, *derivs]
