@@ -16,6 +16,7 @@ import shutil
 import subprocess
 import sys
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -40,6 +41,20 @@ def gradcli(*args: str, stdin: str | None = None, env: dict[str, str] | None = N
     )
 
 
+def gradcli_all(*calls: tuple[str, ...] | dict) -> list[subprocess.CompletedProcess[str]]:
+    """Several command lines at once (each a tuple of arguments, or a dict with
+    "args" and gradcli's keywords); their results in order. The machine's
+    cores share the start-up cost, which dominates these tests."""
+    def one(call: tuple[str, ...] | dict) -> subprocess.CompletedProcess[str]:
+        if isinstance(call, dict):
+            call = dict(call)
+            return gradcli(*call.pop("args"), **call)
+        return gradcli(*call)
+
+    with ThreadPoolExecutor(max_workers=min(len(calls), 8)) as pool:
+        return list(pool.map(one, calls))
+
+
 def json_lines(text: str) -> list[dict]:
     def refuse(name: str):
         raise AssertionError(f"non-strict JSON constant {name}")
@@ -56,18 +71,17 @@ def no_traceback(proc: subprocess.CompletedProcess[str]) -> None:
 
 
 def test_version_and_help():
-    proc = gradcli("--version")
-    assert proc.returncode == 0
-    assert proc.stdout.strip() == f"gradcli {__version__}"
-    top = gradcli("--help")
+    version, top, proc = gradcli_all(("--version",), ("--help",), ("eval", "--help"))
+    assert version.returncode == 0
+    assert version.stdout.strip() == f"gradcli {__version__}"
     assert top.returncode == 0
     for command in ("eval", "plot", "repl"):
         assert command in top.stdout
-
-
-def test_check_help_states_the_step_rule_and_tolerances():
-    proc = gradcli("eval", "--help")
+    # eval --help: every option, and --check's step rule and tolerances
     assert proc.returncode == 0
+    for option in ("--at", "--wrt", "--order", "--grad", "--check", "--method", "--series",
+                   "--format", "--digits", "--color", "--device", "--dtype"):
+        assert re.search(rf"(^|\s){re.escape(option)}\b", proc.stdout), option
     text = " ".join(proc.stdout.split())
     for fragment in ("eps^(1/3)*max(1,|a|)", "eps^(1/4)*max(1,|a|)", "1e-5 + 1e-4*|autodiff|"):
         assert fragment in text
@@ -100,9 +114,9 @@ def test_plain_is_the_default_when_piped():
 
 def test_bindings_print_nothing_in_plain_and_one_object_in_json():
     args = ("eval", "x = 2", "f(t) = t^2 + 1", "f(x)")
-    plain = gradcli(*args)
+    plain, as_json = gradcli_all(args, (*args, "--format", "json"))
     assert plain.stdout == "5\n"
-    objs = json_lines(gradcli(*args, "--format", "json").stdout)
+    objs = json_lines(as_json.stdout)
     assert objs[0] == {"input": "x = 2", "at": {}, "value": 2.0}
     assert objs[1]["defined"] == "f(t)" and "value" not in objs[1]
     assert objs[2]["value"] == 5.0
@@ -120,35 +134,43 @@ def test_json_is_strict_for_nan_and_inf():
 
 
 def test_series_is_one_polynomial_line():
-    proc = gradcli("eval", "x**3", "--at", "x=-0.5", "--series", "3")
+    proc, about_zero, as_json = gradcli_all(
+        ("eval", "x**3", "--at", "x=-0.5", "--series", "3"),
+        ("eval", "exp(x)", "--at", "x=0", "--series", "3", "--digits", "3"),
+        ("eval", "x**3", "--at", "x=2", "--series", "3", "--format", "json"),
+    )
     assert proc.stdout == "-0.125 + 0.75*(x + 0.5) - 1.5*(x + 0.5)^2 + (x + 0.5)^3\n"
-    about_zero = gradcli("eval", "exp(x)", "--at", "x=0", "--series", "3", "--digits", "3")
     assert about_zero.stdout == "1 + x + 0.5*x^2 + 0.167*x^3\n"
-    objs = json_lines(gradcli("eval", "x**3", "--at", "x=2", "--series", "3",
-                              "--format", "json").stdout)
+    objs = json_lines(as_json.stdout)
     assert objs[0]["series"] == [8.0, 12.0, 6.0, 1.0]
 
 
 def test_grad_option_and_grad_statement():
-    proc = gradcli("eval", "x*y + y", "--at", "x=2,y=3", "--grad", "--format", "json")
+    proc, plain = gradcli_all(
+        ("eval", "x*y + y", "--at", "x=2,y=3", "--grad", "--format", "json"),
+        ("eval", "x = 2; y = 3; grad(x*y)"),
+    )
     obj = json_lines(proc.stdout)[0]
     assert obj["gradient"] == {"x": 3.0, "y": 3.0}
     assert obj["at"] == {"x": 2.0, "y": 3.0}
-    plain = gradcli("eval", "x = 2; y = 3; grad(x*y)")
     assert plain.stdout == "d/dx: 3\nd/dy: 2\n"
 
 
 def test_float32_and_digits():
-    proc = gradcli("eval", "1/3", "x**2", "--at", "x=3", "--dtype", "float32",
-                   "--format", "json", "--order", "1")
+    proc, third, digits, digits_json = gradcli_all(
+        ("eval", "1/3", "x**2", "--at", "x=3", "--dtype", "float32", "--format", "json",
+         "--order", "1"),
+        ("eval", "1/3", "--dtype", "float32", "--format", "json"),
+        ("eval", "pi", "--digits", "3"),
+        ("eval", "pi", "--digits", "3", "--format", "json"),
+    )
     objs = json_lines(proc.stdout)
     assert objs[0]["error"]["kind"] == "usage"  # 1/3 has no variable to differentiate
     assert objs[1]["value"] == 9.0 and objs[1]["derivatives"] == [6.0]
-    third = json_lines(gradcli("eval", "1/3", "--dtype", "float32", "--format", "json").stdout)
-    assert third[0]["value"] == 0.3333333432674408  # float32's 1/3, full precision
-    assert gradcli("eval", "pi", "--digits", "3").stdout == "3.14\n"
-    assert json_lines(gradcli("eval", "pi", "--digits", "3", "--format",
-                              "json").stdout)[0]["value"] == 3.141592653589793
+    # float32's 1/3, at full precision
+    assert json_lines(third.stdout)[0]["value"] == 0.3333333432674408
+    assert digits.stdout == "3.14\n"
+    assert json_lines(digits_json.stdout)[0]["value"] == 3.141592653589793
 
 
 def test_csv_has_a_header_and_one_row_per_statement():
@@ -162,19 +184,20 @@ def test_csv_has_a_header_and_one_row_per_statement():
 
 
 def test_at_values_are_expressions_with_commas_and_may_repeat():
-    proc = gradcli("eval", "x + y + z", "--at", "x=sum(linspace(0,1,5)),y=2", "--at", "z=3")
+    proc, as_json = gradcli_all(
+        ("eval", "x + y + z", "--at", "x=sum(linspace(0,1,5)),y=2", "--at", "z=3"),
+        ("eval", "x**2", "--at", "x=linspace(0,1,3)", "--order", "1", "--format", "json"),
+    )
     assert proc.stdout == "7.5\n"
-    arr = json_lines(gradcli("eval", "x**2", "--at", "x=linspace(0,1,3)", "--order", "1",
-                             "--format", "json").stdout)[0]
+    arr = json_lines(as_json.stdout)[0]
     assert arr["at"] == {"x": [0.0, 0.5, 1.0]}
     assert arr["derivatives"] == [[0.0, 1.0, 2.0]]
 
 
 def test_a_bad_at_value_is_a_positioned_error():
-    proc = gradcli("eval", "x", "--at", "x=1 +* 2")
+    proc, missing = gradcli_all(("eval", "x", "--at", "x=1 +* 2"), ("eval", "x", "--at", "x"))
     assert proc.returncode == 2
     assert "--at x=1 +* 2" in proc.stderr and "^" in proc.stderr
-    missing = gradcli("eval", "x", "--at", "x")
     assert missing.returncode == 2 and "NAME=VALUE" in missing.stderr
 
 
@@ -189,17 +212,22 @@ def test_several_expr_arguments_are_never_joined():
 
 
 def test_an_expression_starting_with_minus_follows_double_dash():
-    proc = gradcli("eval", "--at", "x=3", "--", "-x**2", "-1", "--order")
+    proc, unknown = gradcli_all(("eval", "--at", "x=3", "--", "-x**2", "-1", "--order"),
+                                ("eval", "-x**2"))
     assert proc.returncode == 1  # "--order" after "--" is a statement: -(-order)
     assert proc.stdout == "-9\n-1\n"
     assert "unknown name 'order'" in proc.stderr
     assert "(line 3, column 3)" in proc.stderr
-    assert gradcli("eval", "-x**2").returncode == 2  # an unknown option
+    assert unknown.returncode == 2  # an unknown option
 
 
 def test_statements_from_stdin_keep_their_line_numbers():
     script = "x = 2\n# a comment\nA = [[1, 2],\n     [3, 4]]\nA[1, 0] * x\nsinn(x)\nx^2\n"
-    proc = gradcli("eval", "-", "--format", "json", stdin=script)
+    proc, bare, no_args = gradcli_all(
+        {"args": ("eval", "-", "--format", "json"), "stdin": script},
+        {"args": (), "stdin": "2 + 2\n3 * 3\n"},  # plain `gradcli` with a pipe
+        {"args": ("eval", "--order", "1"), "stdin": "x = 3; x^2\n"},
+    )
     objs = json_lines(proc.stdout)
     assert [o["input"] for o in objs][-3:] == ["A[1, 0] * x", "sinn(x)", "x^2"]
     assert objs[2]["value"] == 6.0 and objs[-1]["value"] == 4.0
@@ -207,9 +235,7 @@ def test_statements_from_stdin_keep_their_line_numbers():
                                 "message": "unknown function 'sinn'; did you mean sin?"}
     assert "(line 6, column 1)" in proc.stderr
     assert proc.returncode == 1
-    bare = gradcli(stdin="2 + 2\n3 * 3\n")  # plain `gradcli` with a pipe
     assert bare.stdout == "4\n9\n" and bare.returncode == 0
-    no_args = gradcli("eval", "--order", "1", stdin="x = 3; x^2\n")
     assert no_args.stdout == "9\n6\n"
 
 
@@ -245,9 +271,7 @@ def test_errors_have_a_caret_under_the_column():
     ]
 
 
-@pytest.mark.parametrize(
-    ("args", "status"),
-    [
+EXIT_CASES = [
         (("eval", "2 + 2"), 0),
         (("eval", "sinn(1)"), 1),
         (("eval", "[1, 2] + [1, 2, 3]"), 1),
@@ -257,34 +281,37 @@ def test_errors_have_a_caret_under_the_column():
         (("eval", "--bogus", "x"), 2),
         (("eval", "x*y", "--at", "x=1,y=2", "--order", "1"), 2),
         (("nosuchcommand",), 2),
-    ],
-)
-def test_exit_statuses(args, status):
-    proc = gradcli(*args)
-    assert proc.returncode == status, proc.stderr
-    no_traceback(proc)
-    if status:
-        assert proc.stderr
+]
+
+
+def test_exit_statuses():
+    procs = gradcli_all(*(args for args, _ in EXIT_CASES))
+    for (args, status), proc in zip(EXIT_CASES, procs):
+        assert proc.returncode == status, (args, proc.stderr)
+        no_traceback(proc)
+        assert bool(proc.stderr) == bool(status), args
 
 
 def test_the_highest_status_wins_and_every_statement_runs():
-    proc = gradcli("eval", "sinn(1)", "1 +", "2", "--format", "json")
+    proc, with_check = gradcli_all(
+        ("eval", "sinn(1)", "1 +", "2", "--format", "json"),
+        ("eval", "1 +", "abs(x)", "x^2", "--at", "x=1e-9", "--check"),
+    )
     objs = json_lines(proc.stdout)
     assert len(objs) == 3
     assert objs[0]["error"]["kind"] == "name" and objs[1]["error"]["kind"] == "parse"
     assert objs[2]["value"] == 2.0
     assert proc.returncode == 2
-    with_check = gradcli("eval", "1 +", "abs(x)", "x^2", "--at", "x=1e-9", "--check")
     assert with_check.returncode == 3
 
 
 def test_check_fails_at_a_kink_and_passes_elsewhere():
-    bad = gradcli("eval", "abs(x)", "--at", "x=1e-9", "--check", "--format", "json")
+    bad, good = gradcli_all(("eval", "abs(x)", "--at", "x=1e-9", "--check", "--format", "json"),
+                            ("eval", "abs(x)", "--at", "x=0.5", "--check"))
     assert bad.returncode == 3
     obj = json_lines(bad.stdout)[0]
     assert obj["check"][0]["ok"] is False
     assert obj["check"][0]["abs_error"] > 0.5  # the estimate straddles the kink
-    good = gradcli("eval", "abs(x)", "--at", "x=0.5", "--check")
     assert good.returncode == 0
     assert good.stdout.splitlines()[1].endswith(" pass")
 
@@ -347,12 +374,14 @@ def test_a_closed_pipe_is_quiet():
 
 
 def test_colour_is_off_when_piped_and_on_when_forced():
-    piped = gradcli("eval", "sinn(1)", "log(-1)", "--format", "table")
+    piped, forced, never = gradcli_all(
+        ("eval", "sinn(1)", "log(-1)", "--format", "table"),
+        ("eval", "sinn(1)", "--color", "always"),
+        ("eval", "sinn(1)", "--color", "never"),
+    )
     assert ESC not in piped.stdout + piped.stderr
     assert all(ord(ch) < 128 for ch in piped.stdout)
-    forced = gradcli("eval", "sinn(1)", "--color", "always")
     assert f"{ESC}1;31merror:" in forced.stderr
-    never = gradcli("eval", "sinn(1)", "--color", "never")
     assert ESC not in never.stderr
 
 
@@ -395,10 +424,10 @@ def test_a_terminal_gets_a_coloured_table_unless_no_color():
 
 def test_plot_writes_a_dot_file(tmp_path):
     out = tmp_path / "g.dot"
-    proc = gradcli("plot", "sin(x) * x", "-o", str(out), "--at", "x=2")
+    proc, bad = gradcli_all(("plot", "sin(x) * x", "-o", str(out), "--at", "x=2"),
+                            ("plot", "sinn(x)", "-o", str(tmp_path / "h.dot"), "--at", "x=2"))
     assert proc.returncode == 0, proc.stderr
     assert out.read_text().lstrip().startswith("digraph")
-    bad = gradcli("plot", "sinn(x)", "-o", str(tmp_path / "h.dot"), "--at", "x=2")
     assert bad.returncode == 1 and "did you mean sin" in bad.stderr
 
 
@@ -518,13 +547,6 @@ def test_colour_rules(monkeypatch):
     monkeypatch.delenv("NO_COLOR")
     monkeypatch.setenv("TERM", "dumb")
     assert not cli.colour_enabled("auto", Tty())
-
-
-def test_help_mentions_every_option():
-    proc = gradcli("eval", "--help")
-    for option in ("--at", "--wrt", "--order", "--grad", "--check", "--method", "--series",
-                   "--format", "--digits", "--color", "--device", "--dtype"):
-        assert re.search(rf"(^|\s){re.escape(option)}\b", proc.stdout), option
 
 
 def test_plain_gradcli_on_a_terminal_starts_the_repl_and_repl_reads_a_pipe(tmp_path):

@@ -103,7 +103,7 @@ def scalar(res) -> float | None:
 @settings.get_profile(PROFILE)
 @given(expressions, points)
 def test_expressions_evaluate_or_fail_cleanly(text, point):
-    for options in ({}, {"order": 2}, {"check": True}, {"series": 2}):
+    for options in ({}, {"order": 2, "check": True, "series": 2}):
         results = evaluate(text, point, **options)
         assert len(results) == 1
         res = results[0]
