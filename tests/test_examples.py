@@ -65,7 +65,7 @@ def test_derivative_table_is_csv_of_f_and_two_derivatives():
     proc = run(["sh", str(EXAMPLES / "derivative_table.sh")])
     assert proc.returncode == 0, proc.stderr
     rows = list(csv.DictReader(io.StringIO(proc.stdout)))
-    assert [r["x"] for r in rows] == ["-2", "-1", "-0.5", "0", "0.5", "1", "2"]
+    assert [r["x"] for r in rows] == ["-2", "-1", "0", "0.5", "2"]
     for row in rows:
         x = float(row["x"])
         assert float(row["f"]) == x**4 - 2 * x**2
