@@ -483,6 +483,20 @@ def test_stdin_chunks_join_open_brackets_and_keep_line_numbers():
     assert chunks[1][0] == "b = [1,\n 2] # ( not counted\n"
 
 
+def test_stdin_chunks_batch_what_arrived_together_on_a_pipe():
+    read_fd, write_fd = os.pipe()
+    with os.fdopen(read_fd, "r", encoding="utf-8") as stream:
+        chunks = cli.stdin_chunks(stream)
+        os.write(write_fd, b"a = 1\nb = 2\nc = [1,\n")
+        assert next(chunks) == ("a = 1\nb = 2\n", 1)  # together; the open bracket waits
+        os.write(write_fd, "2]\nd \u00e9".encode())
+        assert next(chunks) == ("c = [1,\n2]\n", 3)
+        os.write(write_fd, b"\xff\n")
+        os.close(write_fd)
+        assert next(chunks) == ("d \u00e9\ufffd\n", 5)  # a bad byte is U+FFFD
+        assert list(chunks) == []
+
+
 FAST_CASES = [
     ["eval", "x**2"],
     ["eval", "x**2", "--at", "x=2", "--order", "3", "--check", "--grad"],

@@ -28,7 +28,7 @@ import re
 import sys
 from collections.abc import Iterator
 from enum import Enum
-from typing import IO, TYPE_CHECKING, Annotated, Any, NoReturn, Optional
+from typing import TYPE_CHECKING, Annotated, Any, NoReturn, Optional
 
 from . import __version__
 
@@ -171,28 +171,66 @@ def _depth_after(line: str, depth: int) -> int:
     return depth
 
 
-def stdin_chunks(stream: IO[str], first_line: int = 1) -> Iterator[tuple[str, int]]:
+def _line_batches(stream: Any) -> Iterator[list[str]]:
+    """Lines of ``stream`` in batches: each batch is what had arrived together.
+
+    On a real file descriptor this reads with os.read, which returns whatever
+    is there (up to 64 KiB) without waiting for more: a file or a fast pipe
+    comes in batches of thousands of lines (one Session.run each, much less
+    overhead per statement), while a slow producer's lines come one at a
+    time and each result is printed at once. Other streams go line by line.
+    Undecodable bytes become U+FFFD (the parser then reports them).
+    """
+    try:
+        fd = stream.fileno()
+        encoding = getattr(stream, "encoding", None) or "utf-8"
+        if "\n".encode(encoding) != b"\n":  # not ASCII-compatible (or LookupError)
+            raise LookupError(encoding)
+    except (AttributeError, OSError, ValueError, LookupError):
+        for line in stream:
+            yield [line]
+        return
+    pending = b""
+    while True:
+        data = os.read(fd, 1 << 16)
+        if not data:
+            break
+        pending += data
+        end = pending.rfind(b"\n") + 1
+        if end:
+            lines = pending[:end].decode(encoding, errors="replace").splitlines(keepends=True)
+            pending = pending[end:]
+            yield lines
+    if pending:
+        yield [pending.decode(encoding, errors="replace")]
+
+
+def stdin_chunks(stream: Any, first_line: int = 1) -> Iterator[tuple[str, int]]:
     """Standard input as (text, first line) pieces, a statement never split.
 
-    Lines are handed on as they arrive (a slow producer sees each result at
-    once), except that a line leaving a bracket open is joined with the
-    following ones, as the language lets a bracketed expression span lines.
+    Each piece holds the lines that arrived together (see _line_batches), so
+    results stream out as a slow producer writes; a line that leaves a
+    bracket open is joined with the following ones, as the language lets a
+    bracketed expression span lines.
     """
-    buf: list[str] = []
+    held: list[str] = []  # lines of a statement whose bracket is still open
     depth = 0
-    line_no = first_line
-    start = first_line
-    for line in stream:
-        if not buf:
-            start = line_no
-        buf.append(line)
-        line_no += 1
-        depth = _depth_after(line, depth)
-        if depth == 0:
-            yield "".join(buf), start
-            buf = []
-    if buf:
-        yield "".join(buf), start
+    start = line_no = first_line
+    for batch in _line_batches(stream):
+        ready: list[str] = []  # complete statements, ready to run
+        ready_start = start
+        for line in batch:
+            held.append(line)
+            line_no += 1
+            depth = _depth_after(line, depth)
+            if depth == 0:
+                ready.extend(held)
+                held = []
+                start = line_no
+        if ready:
+            yield "".join(ready), ready_start
+    if held:
+        yield "".join(held), start
 
 
 # --------------------------------------------------------------------------
@@ -378,10 +416,6 @@ def run_statements(
             if stdin_read:
                 continue
             stdin_read = True
-            try:  # undecodable bytes become U+FFFD, which the parser reports
-                sys.stdin.reconfigure(errors="replace")  # type: ignore[union-attr]
-            except (AttributeError, ValueError):
-                pass
             chunks: Any = stdin_chunks(sys.stdin, line)
         else:
             chunks = [(source, line)]
