@@ -370,6 +370,15 @@ def test_a_closed_pipe_is_quiet():
     assert "Traceback" not in err and "Exception ignored" not in err
 
 
+def test_closed_standard_streams_are_no_crash():
+    script = (f'"{GRADCLI}" eval - <&- ; echo "in $?"; '
+              f'"{GRADCLI}" eval "x" --at x=2 >&- ; echo "out $?"; '
+              f'"{GRADCLI}" eval "sinn(1)" 2>&- ; echo "err $?"')
+    proc = subprocess.run(["sh", "-c", script], capture_output=True, text=True, timeout=60)
+    assert proc.stdout.split("\n") == ["in 0", "out 0", "err 1", ""]
+    assert proc.stderr == ""
+
+
 # --- colour and terminals ---------------------------------------------------------
 
 

@@ -181,6 +181,8 @@ def _line_batches(stream: Any) -> Iterator[list[str]]:
     time and each result is printed at once. Other streams go line by line.
     Undecodable bytes become U+FFFD (the parser then reports them).
     """
+    if stream is None:  # standard input closed (`<&-`): no statements
+        return
     try:
         fd = stream.fileno()
         encoding = getattr(stream, "encoding", None) or "utf-8"
@@ -775,6 +777,9 @@ def _report_click(exc: Exception) -> int:
 def run(argv: list[str] | None = None) -> NoReturn:
     """``gradcli``: run a command line; never a traceback, whatever happens."""
     args = sys.argv[1:] if argv is None else list(argv)
+    for name in ("stdout", "stderr"):  # closed (`>&-`): write nowhere, quietly
+        if getattr(sys, name) is None:
+            setattr(sys, name, open(os.devnull, "w"))
     code: int
     try:
         fast = fast_eval_args(args, _isatty(sys.stdin))
