@@ -38,7 +38,6 @@ if TYPE_CHECKING:
     from .errors import GradcliError
     from .render.plain import RenderOptions
     from .results import Result
-    from .session import Session
 
 # The highest derivative order gradcli computes; equal to
 # gradcli.lang.evaluate.MAX_ORDER (a test keeps the two in step), repeated here
@@ -292,7 +291,8 @@ class Output:
 
     # results -------------------------------------------------------------------
 
-    def result(self, res: "Result", line_text: str | None, session: "Session") -> None:
+    def result(self, res: "Result", line_text: str | None, point: Any = None) -> None:
+        """Print one result (``point``: where a series was expanded)."""
         for message in res.warnings:
             self.warning(message, res.line)
         if res.error is not None:
@@ -310,7 +310,7 @@ class Output:
                 from .render.plain import render_plain
 
                 self._render_plain = render_plain
-            lines = self._render_plain(res, self.opts, _point(session, res))
+            lines = self._render_plain(res, self.opts, point)
             if lines:
                 self.out.write("\n".join(lines) + "\n")
         elif fmt == "csv":
@@ -323,7 +323,7 @@ class Output:
 
                 self._table = TableRenderer(self.out, self.opts, colour=self.out_colour,
                                             terminal=_isatty(self.out))
-            self._table.render(res, _point(session, res))
+            self._table.render(res, point)
 
     def _start_csv(self) -> None:
         from .render.csv import CsvRenderer
@@ -335,13 +335,6 @@ class Output:
         if self.fmt == "csv" and self._csv is None:
             self._start_csv()  # a header even when nothing ran
         self.out.flush()
-
-
-def _point(session: "Session", res: "Result") -> Any:
-    """The point a series was expanded about: the variable's current value."""
-    if res.series is None or res.wrt is None:
-        return None
-    return next((v for name, v in session.variables() if name == res.wrt), None)
 
 
 def _line_of(text: str, first_line: int, line: int | None) -> str | None:
@@ -422,9 +415,15 @@ def run_statements(
         else:
             chunks = [(source, line)]
         for text, first in chunks:
+            # A series is printed about its point, the variable's value when the
+            # statement ran: follow the assignments through the batch.
+            values = dict(session.variables()) if series is not None else {}
             for res in session.run(text, options, first_line=first):
+                if res.kind == "assign" and res.error is None and res.name:
+                    values[res.name] = res.value
                 error_line = res.error.line if res.error is not None else None
-                output.result(res, _line_of(text, first, error_line), session)
+                output.result(res, _line_of(text, first, error_line),
+                              values.get(res.wrt) if res.series is not None else None)
             line = first + text.count("\n") + (0 if text.endswith("\n") else 1)
             if source == "-":
                 output.out.flush()
@@ -689,7 +688,6 @@ def run_plot(expr: str, path: str, at: list[str], order: int, verbose: bool) -> 
 
     from .errors import GradcliError
     from .render.plain import RenderOptions
-    from .session import Session
 
     out = Output("plain", RenderOptions(), "auto", line_hints=False)
     try:
