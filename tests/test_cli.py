@@ -134,11 +134,14 @@ def test_json_is_strict_for_nan_and_inf():
 
 
 def test_series_is_one_polynomial_line():
-    proc, about_zero, as_json = gradcli_all(
+    proc, about_zero, as_json, moving = gradcli_all(
         ("eval", "x**3", "--at", "x=-0.5", "--series", "3"),
         ("eval", "exp(x)", "--at", "x=0", "--series", "3", "--digits", "3"),
         ("eval", "x**3", "--at", "x=2", "--series", "3", "--format", "json"),
+        {"args": ("eval", "--series", "1"), "stdin": "x = 1\nx^2\nx = 2; x^2; x = 3\nx^2\n"},
     )
+    # each series about the value x had when its statement ran
+    assert moving.stdout == "1 + 2*(x - 1)\n4 + 4*(x - 2)\n9 + 6*(x - 3)\n"
     assert proc.stdout == "-0.125 + 0.75*(x + 0.5) - 1.5*(x + 0.5)^2 + (x + 0.5)^3\n"
     assert about_zero.stdout == "1 + x + 0.5*x^2 + 0.167*x^3\n"
     objs = json_lines(as_json.stdout)

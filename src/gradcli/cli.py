@@ -688,6 +688,7 @@ def run_plot(expr: str, path: str, at: list[str], order: int, verbose: bool) -> 
 
     from .errors import GradcliError
     from .render.plain import RenderOptions
+    from .session import Session
 
     out = Output("plain", RenderOptions(), "auto", line_hints=False)
     try:
