@@ -47,7 +47,7 @@ def _mapping(values: dict[str, Any]) -> str:
     return "; ".join(f"{k}: {format_value(v)}" for k, v in values.items())
 
 
-def row(res: Result, opts: RenderOptions) -> list[str]:
+def row(res: Result, opts: RenderOptions, columns: list[str] | None = None) -> list[str]:
     cells: dict[str, str] = {"input": res.input}
     if res.error is not None:
         cells["error"] = res.error.message
@@ -68,7 +68,7 @@ def row(res: Result, opts: RenderOptions) -> list[str]:
             cells[prefix + "abs_error"] = format_value(entry.abs_error)
             cells[prefix + "rel_error"] = format_value(entry.rel_error)
             cells[prefix + "ok"] = "true" if entry.ok else "false"
-    return [cells.get(col, "") for col in header(opts)]
+    return [cells.get(col, "") for col in columns or header(opts)]
 
 
 def format_row(cells: list[str]) -> str:
@@ -89,7 +89,7 @@ class CsvRenderer:
         return format_row(self.columns)
 
     def row(self, res: Result) -> str:
-        return format_row(row(res, self.opts))
+        return format_row(row(res, self.opts, self.columns))
 
 
 __all__ = ["CsvRenderer", "format_row", "header", "row"]
