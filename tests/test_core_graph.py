@@ -667,18 +667,172 @@ def test_constant_inputs_gradients_not_computed(monkeypatch: pytest.MonkeyPatch)
         real_init(self, c)
 
     # 2 ** x: the base is a Constant, so its gradient x * 2 ** (x - 1) is never built
+    # (the graph-building backward makes a Pow for it when the base is a Variable)
     x = Variable(np.array(3.0))
     y = 2.0**x
     monkeypatch.setattr(ops.Pow, "__init__", spy)
-    y.backward()
+    y.backward(create_graph=True)
     assert float(x.grad.data) == pytest.approx(8 * math.log(2), rel=1e-15)
     assert made == []
-    # a Variable base does get its gradient
     base = Variable(np.array(2.0))
     x.cleargrad()
     y = base**x
     made.clear()
-    y.backward()
+    y.backward(create_graph=True)
     assert float(base.grad.data) == 12.0
     assert float(x.grad.data) == pytest.approx(8 * math.log(2), rel=1e-15)
     assert len(made) == 1  # x0 ** (x1 - 1) inside the base's gradient
+    # the plain backward agrees
+    x.cleargrad()
+    base.cleargrad()
+    y = base**x
+    y.backward()
+    assert float(base.grad.data) == 12.0
+    assert float(x.grad.data) == pytest.approx(8 * math.log(2), rel=1e-15)
+
+
+# --- the plain backward (array fast path) agrees with the graph-building one -------
+
+
+class _UserSquare(Function):
+    """A DeZero-style user Function: its backward always runs as written."""
+
+    def forward(self, x: np.ndarray) -> np.ndarray:
+        return x**2
+
+    def backward(self, gy: Variable) -> Variable:
+        return 2 * self.inputs[0] * gy
+
+
+class _UserSplit(Function):
+    def forward(self, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        return x * 2.0, x * x
+
+    def backward(self, g0: Variable, g1: Variable) -> Variable:
+        return g0 * 2.0 + g1 * 2.0 * self.inputs[0]
+
+
+class _SubclassedMul(F.Mul):
+    """Overrides backward: the built-in array path must not be used for it."""
+
+    def backward(self, gy: Variable) -> tuple[Variable, Variable]:
+        x0, x1 = self.inputs
+        return gy * x1 * 3.0, gy * x0 * 3.0
+
+
+def _split_sum(v: Variable) -> Variable:
+    a, b = _UserSplit()(v)
+    return a + b
+
+
+_A = np.array([[0.3, -1.2, 2.0], [0.7, 1.5, -0.4]])
+_B = np.array([1.1, -0.6, 0.9])
+_PATHS = {
+    "chain": (lambda x: F.sin(x) * 0.999 + 0.001, _A),
+    "arith": (lambda x: (x * x - 3.0 * x) / (x * x + 1.0) - (-x) + 2.0 / (x + 5.0), _A),
+    "rsub_rdiv": (lambda x: 1.0 - x / 2.0 + 1.0 / (x + 3.0), _A),
+    "pow_const": (lambda x: x**3 + (x * x + 1.0) ** 2.5 + (x * x + 1.0) ** 0.5 + x**1 + x**0, _A),
+    "pow_var": (lambda x: (x * x + 1.0) ** (x * 0.5) + 2.0**x, _A),
+    "broadcast": (lambda x: F.sum(x * Variable(_B) + Variable(_B) / (x * x + 1.0)), _A),
+    "broadcast_self": (lambda x: x + F.reshape(F.sum(x, axis=0), (1, 3)) * x, _A),
+    "reductions": (lambda x: F.sum(x, axis=1, keepdims=True) * F.sum(x) + F.mean(x, 0), _A),
+    "shapes": (lambda x: F.transpose(F.reshape(x, (3, 2)), (1, 0)) * F.transpose(x.T), _A),
+    "broadcast_to": (lambda x: F.sum_to(F.broadcast_to(x[0], (4, 3)) * 2.0, (1, 3)), _A),
+    "matmul": (lambda x: F.matmul(x, x.T) @ x + F.sum(x[0] @ x.T), _A),
+    "getitem": (lambda x: x[np.array([0, 0, 1])] * x[1] + F.sum(x[:, 1:]), _A),
+    "max_min": (lambda x: F.max(x * x, axis=0) - F.min(x, axis=1, keepdims=True), _A),
+    "elementwise": (
+        lambda x: F.tanh(x) + F.exp(F.sin(x)) * F.cos(x) + F.sigmoid(x) + F.atan(x)
+        + F.sqrt(x * x + 1.0) + F.log(x * x + 2.0) + F.abs(x),
+        _A,
+    ),
+    "user_functions": (lambda x: _UserSquare()(F.sin(x)) + _split_sum(x), _A),
+    "subclass_override": (lambda x: _SubclassedMul()(x, F.exp(x)), _A),
+    "scalar": (lambda x: F.sin(x * x) * x / (x + 1.0), np.array(0.7)),
+    "float32": (lambda x: F.sin(x) * 0.5 + x * x / 3.0, _A.astype(np.float32)),
+    "reuse": (lambda x: (lambda t: t * t + t * 3.0 + F.exp(t))(F.sin(x) + x), _A),
+}
+
+
+@pytest.mark.parametrize("name", sorted(_PATHS))
+def test_plain_backward_matches_graph_backward(name: str) -> None:
+    f, data = _PATHS[name]
+    results = []
+    for create_graph in (False, True):
+        x = Variable(data.copy())
+        y = f(x)
+        y.backward(create_graph=create_graph)
+        results.append(x.grad)
+        assert (x.grad.creator is not None) == create_graph or name == "broadcast_to"
+    plain, graph = results
+    assert type(plain) is Variable and type(plain.data) is np.ndarray
+    assert plain.shape == data.shape and plain.dtype == data.dtype
+    assert graph.shape == data.shape and graph.dtype == data.dtype
+    rtol = 1e-5 if data.dtype == np.float32 else 1e-13
+    np.testing.assert_allclose(plain.data, graph.data, rtol=rtol, atol=1e-12)
+    if name == "subclass_override":  # its own (deliberately tripled) backward ran
+        e = np.exp(data)
+        np.testing.assert_allclose(plain.data, 3 * (e + data * e), rtol=1e-13)
+    # and both against central differences of the sum
+    from gradcli.core.check import numerical_grad
+
+    if data.dtype == np.float64 and name != "subclass_override":
+        num = numerical_grad(f, data)
+        np.testing.assert_allclose(plain.data, num, rtol=1e-5, atol=1e-6)
+
+
+def test_plain_backward_retain_grad_and_accumulation() -> None:
+    for create_graph in (False, True):
+        x = Variable(np.array([0.5, 1.5]))
+        t = F.sin(x)
+        u = t * t
+        y = u + t
+        y.backward(retain_grad=True, create_graph=create_graph)
+        assert type(t.grad) is Variable and type(u.grad) is Variable
+        np.testing.assert_allclose(u.grad.data, [1.0, 1.0])
+        np.testing.assert_allclose(t.grad.data, 2 * np.sin([0.5, 1.5]) + 1)
+        np.testing.assert_allclose(y.grad.data, [1.0, 1.0])
+        g1 = x.grad.data.copy()
+        # a second backward accumulates into the leaf, as DeZero does
+        y2 = F.sin(x) * 2.0
+        y2.backward(create_graph=create_graph)
+        np.testing.assert_allclose(x.grad.data, g1 + 2 * np.cos([0.5, 1.5]))
+
+
+def test_plain_backward_with_a_user_seed_and_existing_intermediate_grad() -> None:
+    x = Variable(np.array(2.0))
+    y = x * 3.0
+    y.grad = Variable(np.array(10.0))
+    y.backward()
+    assert float(x.grad.data) == 30.0
+    assert y.grad is None
+    # an intermediate whose grad was kept from an earlier pass is accumulated into,
+    # exactly as DeZero does
+    for create_graph in (False, True):
+        x = Variable(np.array(2.0))
+        t = x * 3.0
+        y = t * 1.0
+        y.backward(retain_grad=True)
+        assert float(t.grad.data) == 1.0
+        x.cleargrad()
+        y.backward(create_graph=create_graph)
+        assert float(x.grad.data) == 6.0  # t.grad was 1 already, plus 1
+
+
+def test_plain_backward_leaves_no_arrays_in_grad_after_an_error() -> None:
+    class Boom(Function):
+        def forward(self, x: np.ndarray) -> np.ndarray:
+            return x * 1.0
+
+        def backward(self, gy: Variable) -> Variable:
+            raise ZeroDivisionError("boom")
+
+    x = Variable(np.array(1.0))
+    t = Boom()(x)
+    u = F.sin(t)
+    y = u * 2.0
+    with pytest.raises(ZeroDivisionError):
+        y.backward()
+    for v in (x, t, u, y):
+        assert v.grad is None or type(v.grad) is Variable
+    assert Config.enable_backprop is True

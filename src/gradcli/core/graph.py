@@ -18,6 +18,7 @@ from __future__ import annotations
 import contextlib
 import gc
 import heapq
+import itertools
 import weakref
 from collections.abc import Iterator
 from typing import Any
@@ -126,51 +127,15 @@ class Variable:
             self.grad = Variable(xp.ones_like(self.data))
         if self.creator is None:
             return
-
-        # The counter breaks generation ties in first-seen order and keeps the
-        # heap from ever comparing two Function objects.
-        counter = 1
-        heap: list[tuple[int, int, Function]] = [(-self.creator.generation, 0, self.creator)]
-        seen = {id(self.creator)}
-        push, pop = heapq.heappush, heapq.heappop
         gc_was_enabled = gc.isenabled()
         gc.disable()
         old_backprop = Config.enable_backprop
         Config.enable_backprop = create_graph
         try:
-            while heap:
-                f = pop(heap)[2]
-                outputs = f.outputs
-                if len(outputs) == 1:
-                    out = outputs[0]()
-                    gy = out.grad if out is not None else None
-                    gxs = f.backward(gy if gy is not None else _zero_grad(f, out))
-                else:
-                    gys = []
-                    for ref in outputs:
-                        out = ref()
-                        gy = out.grad if out is not None else None
-                        gys.append(gy if gy is not None else _zero_grad(f, out))
-                    gxs = f.backward(*gys)
-                if type(gxs) is not tuple:
-                    gxs = (gxs,)
-                for x, gx in zip(f.inputs, gxs):
-                    if gx is None or type(x) is Constant:
-                        continue
-                    if x.grad is None:
-                        x.grad = gx
-                    else:
-                        x.grad = x.grad + gx
-                    creator = x.creator
-                    if creator is not None and id(creator) not in seen:
-                        seen.add(id(creator))
-                        push(heap, (-creator.generation, counter, creator))
-                        counter += 1
-                if not retain_grad:
-                    for ref in outputs:
-                        out = ref()
-                        if out is not None:
-                            out.grad = None
+            if create_graph:
+                _backward_graph(self, retain_grad)
+            else:
+                _backward_data(self, retain_grad)
         finally:
             Config.enable_backprop = old_backprop
             if gc_was_enabled:
@@ -211,31 +176,31 @@ class Variable:
     # Operators are plain methods (no monkeypatching): the functions they call
     # are bound at the bottom of this module, once ops.py exists.
     def __add__(self, other: Any) -> Variable:
-        return add(self, other)
+        return _binop(Add, _np_add, "'+'", self, _operand(other, self))
 
     def __radd__(self, other: Any) -> Variable:
-        return add(self, other)
+        return _binop(Add, _np_add, "'+'", self, _operand(other, self))
 
     def __sub__(self, other: Any) -> Variable:
-        return sub(self, other)
+        return _binop(Sub, _np_sub, "'-'", self, _operand(other, self))
 
     def __rsub__(self, other: Any) -> Variable:
         return rsub(self, other)
 
     def __mul__(self, other: Any) -> Variable:
-        return mul(self, other)
+        return _binop(Mul, _np_mul, "'*'", self, _operand(other, self))
 
     def __rmul__(self, other: Any) -> Variable:
-        return mul(self, other)
+        return _binop(Mul, _np_mul, "'*'", self, _operand(other, self))
 
     def __truediv__(self, other: Any) -> Variable:
-        return div(self, other)
+        return _binop(Div, _np_div, "'/'", self, _operand(other, self))
 
     def __rtruediv__(self, other: Any) -> Variable:
         return rdiv(self, other)
 
     def __neg__(self) -> Variable:
-        return neg(self)
+        return Neg()(self)
 
     def __pos__(self) -> Variable:
         return self
@@ -254,12 +219,6 @@ class Variable:
 
     def __getitem__(self, slices: Any) -> Variable:
         return get_item(self, slices)
-
-
-def _zero_grad(f: Function, out: Variable | None) -> Variable:
-    """The gradient of an output no path reached: zeros of its shape."""
-    data = out.data if out is not None else f.inputs[0].data
-    return Variable(get_array_module(data).zeros_like(data))
 
 
 class Constant(Variable):
@@ -295,49 +254,74 @@ def _as_constant(obj: Any) -> Variable:
 
 
 class Function:
-    __slots__ = ("inputs", "outputs", "generation", "__weakref__", "__dict__")
+    __slots__ = ("inputs", "outputs", "generation", "_visit", "__weakref__", "__dict__")
     op_name: str | None = None
     """How messages name this operation ('/', 'log'); None means the class name."""
 
     def __call__(self, *inputs: Any) -> Any:
-        # Written without comprehensions: on CPython 3.11 each one costs about
-        # as much as the NumPy operation itself for the scalar case.
-        if len(inputs) == 1:
+        # The one- and two-input cases are spelled out: on CPython 3.11 a loop or a
+        # comprehension here costs about as much as the NumPy operation itself for
+        # the scalar case, and so does building a Variable through __init__.
+        n = len(inputs)
+        if n == 1:
             x = inputs[0]
             if not isinstance(x, Variable):
                 x = _as_constant(x)
-            inputs = [x]
-            gen = x.generation
             ys = self.forward(x.data)
+            gen = x.generation
+            inputs = [x]  # type: ignore[assignment]
+        elif n == 2:
+            x0, x1 = inputs
+            if not isinstance(x0, Variable):
+                x0 = _as_constant(x0)
+            if not isinstance(x1, Variable):
+                x1 = _as_constant(x1)
+            ys = self.forward(x0.data, x1.data)
+            gen = x0.generation
+            if x1.generation > gen:
+                gen = x1.generation
+            inputs = [x0, x1]  # type: ignore[assignment]
         else:
-            inputs = list(inputs)
+            inputs = list(inputs)  # type: ignore[assignment]
             datas = []
             gen = 0
             for i, x in enumerate(inputs):
                 if not isinstance(x, Variable):
-                    x = inputs[i] = _as_constant(x)
+                    x = inputs[i] = _as_constant(x)  # type: ignore[index]
                 datas.append(x.data)
                 if x.generation > gen:
                     gen = x.generation
             ys = self.forward(*datas)
         if type(ys) is not tuple:
             # NumPy ufuncs turn 0-d arrays into scalars; outputs are always arrays.
-            out = Variable(ys if type(ys) is np.ndarray else _to_array(ys))
+            out = _new(Variable)
+            out.data = (
+                ys if type(ys) is np.ndarray
+                else np.asarray(ys) if isinstance(ys, np.generic)
+                else _to_array(ys)
+            )
+            out.name = None
+            out.grad = None
             if Config.enable_backprop:
                 self.generation = gen
+                self._visit = 0
                 out.creator = self
                 out.generation = gen + 1
                 self.inputs = inputs
-                self.outputs = [weakref.ref(out)]
+                self.outputs = [_ref(out)]
+            else:
+                out.creator = None
+                out.generation = 0
             return out
         outputs = [Variable(_to_array(y)) for y in ys]
         if Config.enable_backprop:
             self.generation = gen
+            self._visit = 0
             for out in outputs:
                 out.creator = self
                 out.generation = gen + 1
             self.inputs = inputs
-            self.outputs = [weakref.ref(out) for out in outputs]
+            self.outputs = [_ref(out) for out in outputs]
         return outputs if len(outputs) > 1 else outputs[0]
 
     def forward(self, *xs: Any) -> Any:
@@ -347,20 +331,277 @@ class Function:
         raise NotImplementedError()
 
 
+_new = object.__new__
+_ref = weakref.ref
+_epoch = itertools.count(1).__next__
+
+
+def _variable(data: Any) -> Variable:
+    """A Variable of an array (or a NumPy scalar) without __init__'s checks."""
+    v = _new(Variable)
+    v.data = data if type(data) is np.ndarray else _to_array(data)
+    v.name = None
+    v.grad = None
+    v.creator = None
+    v.generation = 0
+    return v
+
+
+def _first_visit(f: Function, epoch: int) -> bool:
+    """Mark ``f`` seen in this backward pass; True the first time."""
+    try:
+        if f._visit == epoch:
+            return False
+    except AttributeError:  # a Function linked by hand (set_creator), not by __call__
+        pass
+    f._visit = epoch
+    return True
+
+
+def _zero_data(f: Function, out: Variable | None) -> Any:
+    """The gradient of an output no path reached: zeros of its shape."""
+    data = out.data if out is not None else f.inputs[0].data
+    return get_array_module(data).zeros_like(data)
+
+
+def _backward_graph(y: Variable, retain_grad: bool) -> None:
+    """DeZero's backward on Variables (``create_graph=True``): every gradient is
+    computed by core operations, so it is itself a differentiable graph."""
+    f0 = y.creator
+    epoch = _epoch()
+    _first_visit(f0, epoch)
+    # The counter breaks generation ties in first-seen order and keeps the
+    # heap from ever comparing two Function objects.
+    counter = 1
+    heap: list[tuple[int, int, Function]] = [(-f0.generation, 0, f0)]
+    push, pop = heapq.heappush, heapq.heappop
+    while heap:
+        f = pop(heap)[2]
+        outputs = f.outputs
+        if len(outputs) == 1:
+            out = outputs[0]()
+            gy = out.grad if out is not None else None
+            gxs = f.backward(gy if gy is not None else Variable(_zero_data(f, out)))
+        else:
+            gys = []
+            for ref in outputs:
+                out = ref()
+                gy = out.grad if out is not None else None
+                gys.append(gy if gy is not None else Variable(_zero_data(f, out)))
+            gxs = f.backward(*gys)
+        if type(gxs) is not tuple:
+            gxs = (gxs,)
+        for x, gx in zip(f.inputs, gxs):
+            if gx is None or type(x) is Constant:
+                continue
+            if not isinstance(gx, Variable):
+                gx = Variable(_to_array(gx))
+            if x.grad is None:
+                x.grad = gx
+            else:
+                x.grad = x.grad + gx
+            creator = x.creator
+            if creator is not None and _first_visit(creator, epoch):
+                push(heap, (-creator.generation, counter, creator))
+                counter += 1
+        if not retain_grad:
+            for ref in outputs:
+                out = ref()
+                if out is not None:
+                    out.grad = None
+
+
+_MISSING = object()
+_FAST: dict[type, Any] = {}
+
+
+def _fast_backward_for(cls: type) -> Any:
+    """The array-level backward of ``cls``, or None to call its ``backward``.
+
+    A class gets the fast path only when the class that defines its ``backward``
+    also defines ``_backward_data`` (the same derivative on arrays), or when it
+    is an elementwise built-in of the registry, whose backward is by
+    construction ``gy * derivative(x, y)``. A user's subclass that overrides
+    ``backward`` is always called as written.
+    """
+    fast = None
+    for klass in cls.__mro__:
+        if "backward" in klass.__dict__:
+            fast = klass.__dict__.get("_backward_data")
+            if fast is None:
+                fast = _registry_backward_data(klass)
+            break
+    _FAST[cls] = fast
+    return fast
+
+
+def _registry_backward_data(klass: type) -> Any:
+    from .registry import REGISTRY  # noqa: PLC0415 - registry imports this module
+
+    for entry in REGISTRY.values():
+        if entry.function is klass and entry.kind == "elementwise" and entry.derivative:
+            return _elementwise_backward_data(entry.derivative)
+    return None
+
+
+def _elementwise_backward_data(derivative: Any) -> Any:
+    def _backward_data(self: Function, gy: Any) -> Any:
+        d = derivative(self.inputs[0], self.outputs[0]())
+        # d.data[()]: a NumPy scalar when 0-d (see ops.Mul._backward_data)
+        return gy * (d.data[()] if isinstance(d, Variable) else d)
+
+    return _backward_data
+
+
+def _call_backward(f: Function, gys: list[Any]) -> tuple[Any, ...]:
+    """Call a Function's own ``backward`` on Variables; array gradients back."""
+    wrapped = []
+    for gy in gys:
+        wrapped.append(_variable(gy))
+    gxs = f.backward(*wrapped)
+    if type(gxs) is not tuple:
+        gxs = (gxs,)
+    out = []
+    for gx in gxs:
+        out.append(gx.data if isinstance(gx, Variable) else gx)
+    return tuple(out)
+
+
+def _backward_data(y: Variable, retain_grad: bool) -> None:
+    """Backward without a graph of the gradient (``create_graph=False``).
+
+    The result is DeZero's, computed with less machinery: while the pass runs,
+    the gradients of intermediate variables are kept as bare arrays (or NumPy
+    scalars) in a dict, built-in functions differentiate on arrays through
+    ``_backward_data``, and only what DeZero leaves visible becomes a Variable:
+    the ``grad`` of each input leaf, and of every variable under ``retain_grad``.
+    Other Functions get Variables and run their ``backward`` as written.
+    """
+    fpe_op = "'+'"  # noqa: F841 - names this frame's own arithmetic in fpe messages
+    f = y.creator
+    epoch = _epoch()
+    _first_visit(f, epoch)
+    grads: dict[Variable, Any] = {y: y.grad.data}  # type: ignore[union-attr]
+    counter = 1
+    heap: list[tuple[int, int, Function]] = []
+    push, pop = heapq.heappush, heapq.heappop
+    fast_for = _FAST.get
+    while True:
+        outputs = f.outputs
+        if len(outputs) == 1:
+            out = outputs[0]()
+            if out is None:
+                gy = _zero_data(f, out)
+            else:
+                gy = grads.pop(out, None)
+                if gy is None:
+                    gy = _zero_data(f, out)
+                out.grad = _variable(gy) if retain_grad else None
+            fast = fast_for(type(f), _MISSING)
+            if fast is _MISSING:
+                fast = _fast_backward_for(type(f))
+            if fast is not None:
+                gxs = fast(f, gy)
+            else:
+                gxs = _call_backward(f, [gy])
+        else:
+            gys = []
+            for ref in outputs:
+                out = ref()
+                gy = None if out is None else grads.pop(out, None)
+                if gy is None:
+                    gy = _zero_data(f, out)
+                if out is not None:
+                    out.grad = _variable(gy) if retain_grad else None
+                gys.append(gy)
+            gxs = _call_backward(f, gys)
+
+        inputs = f.inputs
+        if len(inputs) == 1:
+            if type(gxs) is tuple:
+                gxs = gxs[0]
+            x = inputs[0]
+            if gxs is None or type(x) is Constant:
+                nxt = None
+            else:
+                nxt = x.creator
+                if nxt is None:  # an input leaf: its grad is what the user reads
+                    g = x.grad
+                    x.grad = _variable(gxs if g is None else g.data + gxs)
+                else:
+                    g = grads.get(x)
+                    if g is None:
+                        g = x.grad
+                        grads[x] = gxs if g is None else g.data + gxs
+                    else:
+                        grads[x] = g + gxs
+                    try:
+                        if nxt._visit == epoch:
+                            nxt = None
+                        else:
+                            nxt._visit = epoch
+                    except AttributeError:
+                        nxt._visit = epoch
+            nxt_count = counter
+            counter += 1
+        else:
+            if type(gxs) is not tuple:
+                gxs = (gxs,)
+            nxt = None
+            nxt_count = 0
+            for x, gx in zip(inputs, gxs):
+                if gx is None or type(x) is Constant:
+                    continue
+                c = x.creator
+                if c is None:
+                    g = x.grad
+                    x.grad = _variable(gx if g is None else g.data + gx)
+                    continue
+                g = grads.get(x)
+                if g is None:
+                    g = x.grad
+                    grads[x] = gx if g is None else g.data + gx
+                else:
+                    grads[x] = g + gx
+                if _first_visit(c, epoch):
+                    if nxt is None:
+                        nxt, nxt_count = c, counter
+                    else:
+                        push(heap, (-c.generation, counter, c))
+                    counter += 1
+
+        # A chain needs no heap: when nothing else is pending, the one new
+        # creator is next.
+        if nxt is not None:
+            if not heap:
+                f = nxt
+                continue
+            push(heap, (-nxt.generation, nxt_count, nxt))
+        if not heap:
+            break
+        f = pop(heap)[2]
+
+
 # Bound last: ops.py builds on Variable and Function above.
 from .ops import (  # noqa: E402
-    add,
-    div,
+    Add,
+    Div,
+    Mul,
+    Neg,
+    Sub,
+    _binop,
+    _np_add,
+    _np_div,
+    _np_mul,
+    _np_sub,
+    _operand,
     get_item,
     matmul,
-    mul,
-    neg,
     pow,
     rdiv,
     reshape,
     rpow,
     rsub,
-    sub,
     sum,
     transpose,
 )

@@ -13,7 +13,9 @@ import numpy as np
 
 from ..errors import LimitError, ShapeError
 from .backend import get_array_module
-from .graph import Constant, Function, Variable, as_variable
+from .graph import Config, Constant, Function, Variable, _new, _ref, _to_array, as_variable
+
+_ndarray = np.ndarray
 
 MAX_ELEMENTS = 10_000_000
 """The largest array any operation may create (80 MB of float64)."""
@@ -30,31 +32,44 @@ def check_size(shape: tuple[int, ...], what: str) -> None:
         )
 
 
-_constants: dict[tuple[Any, ...], Constant] = {}
+_const_tables: dict[Any, dict[Any, Constant]] = {}
+_F64 = np.dtype(np.float64)
+_f64_consts: dict[Any, Constant] = _const_tables.setdefault(_F64, {})
 
 
 def _operand(c: Any, like: Variable) -> Any:
     """Wrap a non-Variable operand, keeping a float Variable's dtype (NEP 50).
 
     Python numbers become shared read-only Constants: a chain that adds 0.001
-    a thousand times makes one array, not a thousand.
+    a thousand times makes one array, not a thousand. (Zero is not shared: 0.0
+    and -0.0 are equal as keys but not as operands.)
     """
-    if isinstance(c, Variable):
+    tc = type(c)
+    if tc is float or tc is int:
+        data = like.data
+        if type(data) is _ndarray and c:
+            dt = data.dtype
+            if dt is _F64:
+                table = _f64_consts
+            else:
+                table = _const_tables.get(dt)  # type: ignore[assignment]
+                if table is None:
+                    if dt.kind != "f":
+                        return Constant(np.asarray(c))
+                    table = _const_tables[dt] = {}
+            const = table.get(c)
+            if const is None:
+                if len(table) > 1024:
+                    table.clear()
+                arr = np.array(c, dtype=dt)
+                arr.flags.writeable = False
+                const = table[c] = Constant(arr)
+            return const
+    elif isinstance(c, Variable):
         return c
-    data = like.data
-    if type(c) in (int, float) and type(data) is np.ndarray and data.dtype.kind == "f":
-        key = (type(c), c, data.dtype)
-        const = _constants.get(key)
-        if const is None:
-            if len(_constants) > 1024:
-                _constants.clear()
-            arr = np.array(c, dtype=data.dtype)
-            arr.flags.writeable = False
-            const = _constants[key] = Constant(arr)
-        return const
-    xp = get_array_module(data)
-    if isinstance(c, (int, float)) and data.dtype.kind == "f":
-        return Constant(xp.asarray(c, dtype=data.dtype))
+    xp = get_array_module(like.data)
+    if isinstance(c, (int, float)) and like.data.dtype.kind == "f":
+        return Constant(xp.asarray(c, dtype=like.data.dtype))
     return Constant(xp.asarray(c))
 
 
@@ -66,9 +81,37 @@ def _broadcast_shape(s0: tuple[int, ...], s1: tuple[int, ...], op: str) -> None:
     check_size(shape, f"'{op}'")
 
 
-class _Binary(Function):
-    """An elementwise binary op that broadcasts and sums gradients back to shape."""
+def _array_out() -> Any:
+    """``out=...`` makes a ufunc return a 0-d array rather than a scalar (NumPy >= 2.3);
+    on older NumPy the Function wraps the scalar instead."""
+    try:
+        np.add(np.zeros(()), np.zeros(()), out=...)
+    except TypeError:
+        return None
+    return ...
 
+
+_OUT = _array_out()
+_np_add, _np_sub, _np_mul, _np_div, _np_neg = (
+    np.add, np.subtract, np.multiply, np.true_divide, np.negative
+)
+
+
+def _fit_data(g: Any, shape: tuple[int, ...]) -> Any:
+    """Sum an array gradient back to ``shape`` after broadcasting."""
+    if g is None or g.shape == shape:
+        return g
+    return _sum_to_data(get_array_module(g).asarray(g), shape)
+
+
+class _Binary(Function):
+    """An elementwise binary op that broadcasts and sums gradients back to shape.
+
+    ``backward`` works on Variables (``create_graph=True``); ``_backward_data``
+    is the same derivative on arrays for the plain backward pass.
+    """
+
+    __slots__ = ("x0_shape", "x1_shape")
     op_name = "?"
 
     def _shapes(self, x0: Any, x1: Any) -> None:
@@ -85,12 +128,24 @@ class _Binary(Function):
                 gx1 = sum_to(gx1, self.x1_shape)
         return gx0, gx1
 
+    def _fit_data(self, gx0: Any, gx1: Any) -> tuple[Any, Any]:
+        if self.x0_shape != self.x1_shape:
+            return _fit_data(gx0, self.x0_shape), _fit_data(gx1, self.x1_shape)
+        return gx0, gx1
 
+
+# The forwards are spelled out (no shared helper call): they are the hot path.
 class Add(_Binary):
+    __slots__ = ()
     op_name = "+"
 
     def forward(self, x0: Any, x1: Any) -> Any:
-        self._shapes(x0, x1)
+        s0 = self.x0_shape = x0.shape
+        s1 = self.x1_shape = x1.shape
+        if s0 != s1:
+            _broadcast_shape(s0, s1, "+")
+        if type(x0) is _ndarray and type(x1) is _ndarray:
+            return _np_add(x0, x1, out=_OUT)
         return x0 + x1
 
     def backward(self, gy: Variable) -> tuple[Any, Any]:
@@ -98,23 +153,44 @@ class Add(_Binary):
             return gy, gy
         return self._fit(gy, gy)
 
+    def _backward_data(self, gy: Any) -> tuple[Any, Any]:
+        if self.x0_shape == self.x1_shape:
+            return gy, gy
+        return self._fit_data(gy, gy)
+
 
 class Sub(_Binary):
+    __slots__ = ()
     op_name = "-"
 
     def forward(self, x0: Any, x1: Any) -> Any:
-        self._shapes(x0, x1)
+        s0 = self.x0_shape = x0.shape
+        s1 = self.x1_shape = x1.shape
+        if s0 != s1:
+            _broadcast_shape(s0, s1, "-")
+        if type(x0) is _ndarray and type(x1) is _ndarray:
+            return _np_sub(x0, x1, out=_OUT)
         return x0 - x1
 
     def backward(self, gy: Variable) -> tuple[Any, Any]:
         return self._fit(gy, -gy)
 
+    def _backward_data(self, gy: Any) -> tuple[Any, Any]:
+        x1 = self.inputs[1]
+        return self._fit_data(gy, None if type(x1) is Constant else -gy)
+
 
 class Mul(_Binary):
+    __slots__ = ()
     op_name = "*"
 
     def forward(self, x0: Any, x1: Any) -> Any:
-        self._shapes(x0, x1)
+        s0 = self.x0_shape = x0.shape
+        s1 = self.x1_shape = x1.shape
+        if s0 != s1:
+            _broadcast_shape(s0, s1, "*")
+        if type(x0) is _ndarray and type(x1) is _ndarray:
+            return _np_mul(x0, x1, out=_OUT)
         return x0 * x1
 
     def backward(self, gy: Variable) -> tuple[Any, Any]:
@@ -125,12 +201,28 @@ class Mul(_Binary):
             return gx0, gx1
         return self._fit(gx0, gx1)
 
+    def _backward_data(self, gy: Any) -> tuple[Any, Any]:
+        # ``a[()]`` is a NumPy scalar for a 0-d array: scalar arithmetic is several
+        # times cheaper than 0-d array arithmetic, with the same result and dtype.
+        x0, x1 = self.inputs
+        gx0 = None if type(x0) is Constant else gy * x1.data[()]
+        gx1 = None if type(x1) is Constant else gy * x0.data[()]
+        if self.x0_shape == self.x1_shape:
+            return gx0, gx1
+        return self._fit_data(gx0, gx1)
+
 
 class Div(_Binary):
+    __slots__ = ()
     op_name = "/"
 
     def forward(self, x0: Any, x1: Any) -> Any:
-        self._shapes(x0, x1)
+        s0 = self.x0_shape = x0.shape
+        s1 = self.x1_shape = x1.shape
+        if s0 != s1:
+            _broadcast_shape(s0, s1, "/")
+        if type(x0) is _ndarray and type(x1) is _ndarray:
+            return _np_div(x0, x1, out=_OUT)
         return x0 / x1
 
     def backward(self, gy: Variable) -> tuple[Any, Any]:
@@ -139,14 +231,26 @@ class Div(_Binary):
         gx1 = None if type(x1) is Constant else gy * (-x0 / x1**2)
         return self._fit(gx0, gx1)
 
+    def _backward_data(self, gy: Any) -> tuple[Any, Any]:
+        x0, x1 = self.inputs
+        d0, d1 = x0.data[()], x1.data[()]
+        gx0 = None if type(x0) is Constant else gy / d1
+        gx1 = None if type(x1) is Constant else gy * (-d0 / d1**2)
+        return self._fit_data(gx0, gx1)
+
 
 class Neg(Function):
     op_name = "-"
 
     def forward(self, x: Any) -> Any:
+        if type(x) is _ndarray:
+            return _np_neg(x, out=_OUT)
         return -x
 
     def backward(self, gy: Variable) -> Variable:
+        return -gy
+
+    def _backward_data(self, gy: Any) -> Any:
         return -gy
 
 
@@ -188,6 +292,28 @@ class Pow(Function):
             gx1 = None if gx1 is None else sum_to(gx1, self.x1_shape)
         return gx0, gx1
 
+    def _backward_data(self, gy: Any) -> Any:
+        fpe_op = "'**'"  # names this frame's arithmetic in fpe messages
+        c = self.c
+        if c is not None:
+            x = self.inputs[0].data
+            if _is_integer(c):
+                if c == 0:
+                    return get_array_module(x).zeros_like(gy)
+                if c == 1:
+                    return gy * 1
+            return gy * (c * x[()] ** (c - 1))
+        x0, x1 = self.inputs
+        d0, d1 = x0.data[()], x1.data[()]
+        gx0 = None if type(x0) is Constant else gy * d1 * d0 ** (d1 - 1)
+        gx1 = None
+        if type(x1) is not Constant:
+            fpe_op = "log"  # noqa: F841
+            gx1 = gy * self.outputs[0]().data[()] * get_array_module(d0).log(d0)
+        if self.x0_shape != self.x1_shape:
+            return _fit_data(gx0, self.x0_shape), _fit_data(gx1, self.x1_shape)
+        return gx0, gx1
+
 
 def _is_integer(c: Any) -> bool:
     try:
@@ -206,36 +332,76 @@ def _pow_const(x: Variable, c: Any) -> Any:
     return Pow(c)(x)
 
 
+def _binop(cls: type[_Binary], ufunc: Any, fpe_op: str, x0: Variable, x1: Variable) -> Variable:
+    """``cls()(x0, x1)`` for the arithmetic operators, without the generic call.
+
+    The same node as ``Function.__call__`` records, built in one frame: this is
+    the innermost loop of every formula. ``fpe_op`` names the operation in
+    floating-point error messages (see fpe.py).
+    """
+    f = _new(cls)
+    d0 = x0.data
+    d1 = x1.data
+    s0 = f.x0_shape = d0.shape
+    s1 = f.x1_shape = d1.shape
+    if s0 != s1:
+        _broadcast_shape(s0, s1, cls.op_name)
+    if type(d0) is _ndarray and type(d1) is _ndarray:
+        y = ufunc(d0, d1, out=_OUT)
+        if type(y) is not _ndarray:
+            y = _to_array(y)
+    else:
+        y = _to_array(f.forward(d0, d1))
+    out = _new(Variable)
+    out.data = y
+    out.name = None
+    out.grad = None
+    if Config.enable_backprop:
+        gen = x0.generation
+        if x1.generation > gen:
+            gen = x1.generation
+        f.generation = gen
+        f._visit = 0
+        f.inputs = [x0, x1]
+        f.outputs = [_ref(out)]
+        out.creator = f
+        out.generation = gen + 1
+    else:
+        out.creator = None
+        out.generation = 0
+    return out
+
+
 def add(x0: Any, x1: Any) -> Variable:
     if not isinstance(x0, Variable):
         x0 = as_variable(x0)
-    return Add()(x0, _operand(x1, x0))
+    return _binop(Add, _np_add, "'+'", x0, _operand(x1, x0))
 
 
 def sub(x0: Any, x1: Any) -> Variable:
     if not isinstance(x0, Variable):
         x0 = as_variable(x0)
-    return Sub()(x0, _operand(x1, x0))
+    return _binop(Sub, _np_sub, "'-'", x0, _operand(x1, x0))
 
 
 def rsub(x0: Variable, x1: Any) -> Variable:
-    return Sub()(_operand(x1, x0), x0)
+    return _binop(Sub, _np_sub, "'-'", _operand(x1, x0), x0)
 
 
 def mul(x0: Any, x1: Any) -> Variable:
     if not isinstance(x0, Variable):
         x0 = as_variable(x0)
-    return Mul()(x0, _operand(x1, x0))
+    return _binop(Mul, _np_mul, "'*'", x0, _operand(x1, x0))
 
 
 def div(x0: Any, x1: Any) -> Variable:
     if not isinstance(x0, Variable):
         x0 = as_variable(x0)
-    return Div()(x0, _operand(x1, x0))
+    return _binop(Div, _np_div, "'/'", x0, _operand(x1, x0))
 
 
 def rdiv(x0: Variable, x1: Any) -> Variable:
-    return Div()(_operand(x1, x0), x0)
+    return _binop(Div, _np_div, "'/'", _operand(x1, x0), x0)
 
 
 def neg(x: Any) -> Variable:
@@ -279,6 +445,9 @@ class Reshape(Function):
     def backward(self, gy: Variable) -> Variable:
         return reshape(gy, self.x_shape)
 
+    def _backward_data(self, gy: Any) -> Any:
+        return gy.reshape(self.x_shape)
+
 
 def reshape(x: Any, shape: Any) -> Variable:
     x = as_variable(x)
@@ -305,29 +474,46 @@ class Transpose(Function):
     def backward(self, gy: Variable) -> Variable:
         if self.axes is None:
             return transpose(gy)
-        inv_axes = tuple(np.argsort([ax % len(self.axes) for ax in self.axes]))
-        return transpose(gy, inv_axes)
+        return transpose(gy, self._inverse_axes())
+
+    def _inverse_axes(self) -> tuple[int, ...]:
+        return tuple(int(i) for i in np.argsort([ax % len(self.axes) for ax in self.axes]))
+
+    def _backward_data(self, gy: Any) -> Any:
+        return gy.transpose() if self.axes is None else gy.transpose(self._inverse_axes())
 
 
 def transpose(x: Any, axes: Any = None) -> Variable:
     return Transpose(axes)(x)
 
 
+def _reduced_shape(
+    gy_shape: tuple[int, ...], x_shape: tuple[int, ...], axis: Any, keepdims: bool
+) -> tuple[int, ...] | None:
+    """The shape that makes a reduction's gradient broadcast back over ``x_shape``
+    (None: it already does)."""
+    ndim = len(x_shape)
+    if ndim == 0 or keepdims or axis is None and len(gy_shape) == ndim:
+        return None
+    if axis is None:
+        return (1,) * ndim
+    axes = (axis,) if isinstance(axis, int) else axis
+    shape = list(gy_shape)
+    for a in sorted(a % ndim for a in axes):
+        shape.insert(a, 1)
+    return tuple(shape)
+
+
 def _reduced_gy(gy: Variable, x_shape: tuple[int, ...], axis: Any, keepdims: bool) -> Variable:
     """Reshape a reduction's gradient so it broadcasts back over ``x_shape``."""
-    ndim = len(x_shape)
-    if ndim == 0 or keepdims or axis is None and gy.ndim == ndim:
-        return gy
-    if axis is None:
-        shape = (1,) * ndim
-    else:
-        axes = (axis,) if isinstance(axis, int) else axis
-        axes = sorted(a % ndim for a in axes)
-        shape = list(gy.shape)
-        for a in axes:
-            shape.insert(a, 1)
-        shape = tuple(shape)
-    return reshape(gy, shape)
+    shape = _reduced_shape(gy.shape, x_shape, axis, keepdims)
+    return gy if shape is None else reshape(gy, shape)
+
+
+def _broadcast_data(g: Any, shape: tuple[int, ...]) -> Any:
+    if g.shape == shape:
+        return g
+    return get_array_module(g).broadcast_to(g, shape)
 
 
 class Sum(Function):
@@ -345,6 +531,12 @@ class Sum(Function):
     def backward(self, gy: Variable) -> Variable:
         gy = _reduced_gy(gy, self.x_shape, self.axis, self.keepdims)
         return broadcast_to(gy, self.x_shape)
+
+    def _backward_data(self, gy: Any) -> Any:
+        shape = _reduced_shape(gy.shape, self.x_shape, self.axis, self.keepdims)
+        if shape is not None:
+            gy = gy.reshape(shape)
+        return _broadcast_data(gy, self.x_shape)
 
 
 def sum(x: Any, axis: Any = None, keepdims: bool = False) -> Variable:
@@ -365,6 +557,9 @@ class BroadcastTo(Function):
 
     def backward(self, gy: Variable) -> Variable:
         return sum_to(gy, self.x_shape)
+
+    def _backward_data(self, gy: Any) -> Any:
+        return _fit_data(gy, self.x_shape)
 
 
 def broadcast_to(x: Any, shape: tuple[int, ...]) -> Variable:
@@ -396,6 +591,9 @@ class SumTo(Function):
 
     def backward(self, gy: Variable) -> Variable:
         return broadcast_to(gy, self.x_shape)
+
+    def _backward_data(self, gy: Any) -> Any:
+        return _broadcast_data(gy, self.x_shape)
 
 
 def sum_to(x: Any, shape: tuple[int, ...]) -> Variable:
