@@ -415,15 +415,9 @@ def run_statements(
         else:
             chunks = [(source, line)]
         for text, first in chunks:
-            # A series is printed about its point, the variable's value when the
-            # statement ran: follow the assignments through the batch.
-            values = dict(session.variables()) if series is not None else {}
             for res in session.run(text, options, first_line=first):
-                if res.kind == "assign" and res.error is None and res.name:
-                    values[res.name] = res.value
                 error_line = res.error.line if res.error is not None else None
-                output.result(res, _line_of(text, first, error_line),
-                              values.get(res.wrt) if res.series is not None else None)
+                output.result(res, _line_of(text, first, error_line), res.point)
             line = first + text.count("\n") + (0 if text.endswith("\n") else 1)
             if source == "-":
                 output.out.flush()

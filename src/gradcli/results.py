@@ -46,6 +46,7 @@ class Result:
     name: str | None = None  # the bound name ("x") or defined signature ("f(x)")
     at: dict[str, np.ndarray] = field(default_factory=dict)
     wrt: str | None = None
+    point: np.ndarray | None = None  # the value of wrt where derivatives were taken
     derivatives: list[np.ndarray] | None = None  # orders 1..N
     gradient: dict[str, np.ndarray] | None = None
     check: list[CheckEntry] | None = None

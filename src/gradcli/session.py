@@ -107,7 +107,11 @@ class Session:
     # --- what the evaluator needs ---------------------------------------------
 
     def constant(self, value: float) -> Constant:
-        return Constant(self.xp.asarray(value, dtype=self._dtype))
+        with np.errstate(over="ignore"):
+            data = self.xp.asarray(value, dtype=self._dtype)
+        if math.isfinite(value) and not bool(self.xp.isfinite(data)):
+            self._warnings.append(f"the number {value:g} is too large for {self.dtype}; it is inf")
+        return Constant(data)
 
     def derivatives(self, y: Variable, x: Variable, order: int) -> list[Any]:
         """[y, dy/dx, ..., d^order y/dx^order] as arrays, by the session's method."""
@@ -210,6 +214,9 @@ class Session:
         for what, n in (("--order", options.order), ("--series", options.series or 0)):
             if not 0 <= n <= MAX_ORDER:
                 raise LimitError(f"{what} {n} is outside 0..{MAX_ORDER}")
+        # Evaluate first: a wrong name is reported as such, not as a missing
+        # variable. The leaves made on the way are the ones differentiated by.
+        y = ev.eval(node)
         if options.wants_derivatives:
             res.wrt = wrt = options.wrt or self.default_wrt(node)
             x = ev.leaf(wrt)
@@ -217,13 +224,13 @@ class Session:
                 raise UnknownNameError(f"'{wrt}' has no value; " + self._hint("value", wrt))
             if type(x) is Constant:
                 raise UsageError(f"cannot differentiate by the constant '{wrt}'")
+            res.point = _host(x.data)
         leaves = {}
         if options.grad:
             for name in self._variables_of(node):
                 leaf = ev.leaf(name)
                 if leaf is not None and type(leaf) is not Constant:
                     leaves[name] = leaf
-        y = ev.eval(node)
         res.value = _host(y.data)
         self.values["ans"] = y.data
         if x is not None:
@@ -304,7 +311,8 @@ class Session:
             else:
                 continue
             err = np.abs(auto - est)
-            rel = err / np.maximum(np.abs(auto), np.finfo(np.float64).tiny)
+            with np.errstate(all="ignore"):  # a zero derivative has an infinite relative error
+                rel = np.where(err == 0, 0.0, err / np.abs(auto))
             out.append(CheckEntry(
                 order=order,
                 autodiff=auto,
@@ -383,6 +391,10 @@ class Session:
         self._warnings = fp_messages
         return GraphResult(get_dot_graph(y, verbose=verbose, values=verbose),
                            count_nodes(y), order, wrt)
+
+    def warn(self, message: str) -> None:
+        """A warning for the statement being run (shown after its result)."""
+        self._warnings.append(message)
 
     def _hint(self, kind: str, name: str) -> str:
         return self.hints[kind].format(name=name)

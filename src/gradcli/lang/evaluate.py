@@ -161,6 +161,10 @@ class Evaluator:
         return sorted(names)
 
     def _unknown(self, name: str, node: Any, what: str = "name") -> UnknownNameError:
+        if name == "ans":
+            return UnknownNameError("'ans' has no value yet: it is the last result").at(
+                *_position(node)
+            )  # type: ignore[return-value]
         hint = closest(name, self.known_names())
         suffix = f"; did you mean {hint}?" if hint else ""
         hints = getattr(self.ctx, "hints", None)
@@ -179,7 +183,13 @@ class Evaluator:
         return method(node)
 
     def _num(self, node: Num) -> Variable:
-        return self.ctx.constant(float(node.text))
+        value = float(node.text)
+        if math.isinf(value):
+            self.ctx.constant(0.0)  # keeps the dtype; the warning below names the literal
+            warn = getattr(self.ctx, "warn", None)
+            if warn is not None:
+                warn(f"the number {node.text[:20]} is too large for floating point; it is inf")
+        return self.ctx.constant(value)
 
     def _name(self, node: Name) -> Variable:
         v = self.leaf(node.id)
