@@ -40,6 +40,7 @@ product whatever the order.
 from __future__ import annotations
 
 import math
+import threading
 from collections.abc import Callable
 from typing import Any
 
@@ -111,6 +112,59 @@ def _zero_rows(like: Any) -> Any:
     return xp.zeros((0,) + (1,) * like.ndim, dtype=_dtype(like))
 
 
+class _Arena:
+    """Buffers handed out in call order and handed out again, in the same order,
+    for the next block of a blockwise replay (every block makes the same calls)."""
+
+    def __init__(self) -> None:
+        self.bufs: list[Any] = []
+        self.i = 0
+
+    def get(self, shape: tuple[int, ...], dtype: Any) -> Any:
+        i = self.i
+        self.i = i + 1
+        if i < len(self.bufs):
+            buf = self.bufs[i]
+            if buf.shape == shape and buf.dtype == dtype:
+                return buf
+            buf = self.bufs[i] = np.empty(shape, dtype=dtype)
+            return buf
+        buf = np.empty(shape, dtype=dtype)
+        self.bufs.append(buf)
+        return buf
+
+
+_local = threading.local()
+
+
+def _empty(shape: tuple[int, ...], dtype: Any, xp: Any) -> Any:
+    """A new array for a result: from the block arena during a blockwise replay."""
+    arena = getattr(_local, "arena", None)
+    if arena is None or xp is not np:
+        return xp.empty(shape, dtype=dtype)
+    return arena.get(shape, dtype)
+
+
+def _bshape(s1: tuple[int, ...], s2: tuple[int, ...]) -> tuple[int, ...]:
+    """The broadcast of two shapes the forward pass already found compatible."""
+    if s1 == s2:
+        return s1
+    n1, n2 = len(s1), len(s2)
+    if n1 < n2:
+        s1 = (1,) * (n2 - n1) + s1
+    elif n2 < n1:
+        s2 = (1,) * (n1 - n2) + s2
+    return tuple(b if a == 1 else a for a, b in zip(s1, s2))
+
+
+def _binary(ufunc: Any, a: Any, b: Any) -> Any:
+    """ufunc(a, b) for two arrays, into a new (arena) array; a NumPy ufunc name
+    picks the array module's own."""
+    xp = get_array_module(a)
+    dt = np.result_type(_dtype(a), _dtype(b))
+    return getattr(xp, ufunc.__name__)(a, b, out=_empty(_bshape(a.shape, b.shape), dt, xp))
+
+
 def _sp_vec(A: Any, B: Any, k: int, j0: int, j1: int) -> Any:
     """sum_{j=j0..j1} A[j] * B[k-j] for 1-D series (one element): one dot product."""
     if j1 < j0:
@@ -125,12 +179,16 @@ def _sp_rows(A: Any, B: Any, k: int, j0: int, j1: int) -> Any:
     if j1 < j0:
         return 0.0
     acc = A[j0] * B[k - j0]
+    tmp = None
     for j in range(j0 + 1, j1 + 1):
-        t = A[j] * B[k - j]
-        if t.shape == acc.shape:
-            acc += t
+        a, b = A[j], B[k - j]
+        if _bshape(a.shape, b.shape) == acc.shape:
+            if tmp is None:
+                tmp = get_array_module(acc).empty_like(acc)
+            get_array_module(acc).multiply(a, b, out=tmp)
+            acc += tmp
         else:
-            acc = acc + t
+            acc = acc + a * b
     return acc
 
 
@@ -185,7 +243,7 @@ class _Work:
             r = self.xp.empty(self.n + 1, dtype=self.dtype)
             r[:1] = c0.reshape(1) if hasattr(c0, "reshape") else c0
             return r
-        backing = self.xp.empty((self.n,) + self.shape, dtype=self.dtype)
+        backing = _empty((self.n,) + self.shape, self.dtype, self.xp)
         rows = _RowList([c0])
         rows.extend(backing)
         rows.backing = backing
@@ -228,9 +286,9 @@ def _col(values: Any, ndim: int, xp: Any, dtype: Any) -> Any:
 def _mul_hi(a0: Any, A: Any, b0: Any, B: Any, n: int, shape: tuple[int, ...]) -> Any:
     """Coefficients 1..m of (a0 + A) * (b0 + B), m = min(deg A + deg B, n)."""
     if A is None:
-        return a0 * B
+        return _binary(np.multiply, a0, B)
     if B is None:
-        return A * b0
+        return _binary(np.multiply, A, b0)
     da, db = A.shape[0], B.shape[0]
     m = min(da + db, n)
     xp = get_array_module(A)
@@ -246,38 +304,40 @@ def _mul_hi(a0: Any, A: Any, b0: Any, B: Any, n: int, shape: tuple[int, ...]) ->
         bf[:1] = b0.reshape(1)
         bf[1:] = B.reshape(db)
         return xp.convolve(af, bf)[1 : m + 1].reshape((m,) + tuple(shape))
-    if da > db:
-        a0, A, da, b0, B, db = b0, B, db, a0, A, da
-    out = xp.zeros((m,) + tuple(shape), dtype=dtype)
-    for i in range(min(da, m) + 1):
-        ai = a0 if i == 0 else A[i - 1]
-        if i >= 1:
-            out[i - 1] += ai * b0
-        cnt = min(db, m - i)
-        if cnt > 0:
-            out[i : i + cnt] += ai * B[:cnt]
+    # one row at a time, into the result and one scratch row: no stacked temporaries
+    out = _empty((m,) + tuple(shape), dtype, xp)
+    tmp = _empty(tuple(shape), dtype, xp)
+    Ar = [a0, *A]
+    Br = [b0, *B]
+    for k in range(1, m + 1):
+        row = out[k - 1]
+        i0, i1 = max(0, k - db), min(k, da)
+        xp.multiply(Ar[i0], Br[k - i0], out=row)
+        for i in range(i0 + 1, i1 + 1):
+            xp.multiply(Ar[i], Br[k - i], out=tmp)
+            row += tmp
     return out
 
 
 def _div_hi(a0: Any, A: Any, b0: Any, B: Any, q0: Any, n: int) -> Any:
     """Coefficients 1..n of q = a / b: b0 q_k = a_k - sum_{j=1..k} b_j q_{k-j}."""
     if B is None:
-        return A / b0
+        return _binary(np.divide, A, b0)
     w = _Work(q0, n)
     db = B.shape[0]
     Br = w.rows(b0, B)
     Ar = None if A is None else w.rows(a0, A)
     da = 0 if A is None else A.shape[0]
     r = w.s(1.0 / b0)
+    rneg = -r
     Q = w.out(w.s(q0))
     sp = w.sp
     for k in range(1, n + 1):
         s = sp(Br, Q, k, 1, min(k, db))
         if Ar is not None and k <= da:
-            s = Ar[k] - s
+            w.put(Q, k, Ar[k] - s, r)
         else:
-            s = -s
-        w.put(Q, k, s, r)
+            w.put(Q, k, s, rneg)
     return w.result(Q)
 
 
@@ -295,14 +355,20 @@ def _int_pow_hi(u0: Any, U: Any, n: int, p: int, shape: tuple[int, ...]) -> Any:
             exps = xp.asarray([p - k for k in range(1, m + 1)], dtype=dtype)
             pw = xp.power(u0.reshape(()), exps).reshape((m,) + (1,) * u0.ndim)
         else:
-            pw = xp.empty((m,) + u0.shape, dtype=dtype)
+            pw = _empty((m,) + u0.shape, dtype, xp)
             e = p - m
-            base = xp.ones_like(u0) if e == 0 else (u0 if e == 1 else u0**e)
-            for k in range(m, 0, -1):
-                pw[k - 1] = base
-                if k > 1:
-                    base = base * u0
-        return pw * (_geom(u1, [1.0] * m, dtype) * _col(coefs, u1.ndim, xp, dtype))
+            if e == 0:
+                pw[m - 1] = 1.0
+            elif e == 1:
+                pw[m - 1] = u0
+            else:
+                xp.power(u0, float(e), out=pw[m - 1])
+            for k in range(m - 1, 0, -1):
+                xp.multiply(pw[k], u0, out=pw[k - 1])
+        scale = _geom(u1, [1.0] * m, dtype) * _col(coefs, u1.ndim, xp, dtype)
+        if scale.shape[1:] == pw.shape[1:] or scale[0].size == 1:
+            return xp.multiply(pw, scale, out=pw)
+        return pw * scale
     # binary powering on truncated series: O(log p) products, exact at u0 == 0
     result: tuple[Any, Any] | None = None
     base = (u0, U)
@@ -344,9 +410,17 @@ def _pow_hi(u0: Any, U: Any, y0: Any, n: int, a: Any) -> Any:
         # y0 * C(a, k) * (u1 / u0)**k, as one cumulative product
         kcol = xp.arange(1, n + 1, dtype=dtype).reshape((n,) + (1,) * nd)
         weights = (a - kcol + 1.0) / kcol
+        if bool(xp.all(u0)):  # no zero in u0
+            if np.ndim(a) or U[0].size != 1:
+                return y0 * _geom(U[0] / u0, weights, dtype)
+            # y0 q**k, row by row, then the binomial weights
+            q = U[0] / u0
+            out = _empty((n,) + y0.shape, dtype, xp)
+            xp.multiply(y0, q, out=out[0:1])
+            for k in range(1, n):
+                xp.multiply(out[k - 1 : k], q, out=out[k : k + 1])
+            return xp.multiply(out, xp.cumprod(weights, axis=0), out=out)
         zero = u0 == 0
-        if not bool(zero.any()):
-            return y0 * _geom(U[0] / u0, weights, dtype)
         with np.errstate(divide="ignore", invalid="ignore"):
             Y = y0 * _geom(U[0] / u0, weights, dtype)
         # at u0 == 0: C(a, k) * 0**(a-k) * u1**k (infinite where k > a: a real pole)
@@ -379,7 +453,7 @@ def exp_rule(u0: Any, U: Any, y0: Any, n: int) -> Any:
     """y' = y u': k y_k = sum_j j u_j y_{k-j}; for a linear input y0 u1**k / k!."""
     d = U.shape[0]
     if d == 1:
-        return y0 * _geom(U[0], _recips(n), _dtype(y0))
+        return _binary(np.multiply, y0, _geom(U[0], _recips(n), _dtype(y0)))
     w = _Work(y0, n)
     Ut = w.weighted(w.rows(u0, U), d)
     Y = w.out(w.s(y0))
@@ -397,9 +471,12 @@ def log_rule(u0: Any, U: Any, y0: Any, n: int, scale: float = 1.0) -> Any:
     coefs = [-scale / k for k in range(1, n + 1)]
     if d == 1:
         # log(u0 + u1 t) = log u0 - sum_k (-u1/u0)**k / k
-        P = _geom(-U[0] / u0, [1.0] * n, dtype)
-        P *= _col(coefs, P.ndim - 1, xp, dtype)
-        return P
+        q = (-U[0]) / u0
+        P = _empty((n,) + q.shape, dtype, xp)
+        P[0] = q
+        for k in range(1, n):
+            xp.multiply(P[k - 1 : k], q, out=P[k : k + 1])
+        return xp.multiply(P, _col(coefs, q.ndim, xp, dtype), out=P)
     w = _Work(y0, n)
     Ur = w.rows(u0, U)
     Ut = w.weighted(Ur, d)
@@ -439,7 +516,7 @@ def _sincos(u0: Any, U: Any, y0: Any, n: int, p0: Any, signs: list[float],
     if d == 1:
         P = _geom(U[0], _recips(n), dtype)
         P = P * _col([signs[k % 4] for k in range(1, n + 1)], P.ndim - 1, xp, dtype)
-        out = xp.empty((n,) + y0.shape, dtype=dtype)
+        out = _empty((n,) + y0.shape, dtype, xp)
         xp.multiply(p0, P[0::2], out=out[0::2])
         xp.multiply(y0, P[1::2], out=out[1::2])
         return out
@@ -483,11 +560,29 @@ def _riccati(u0: Any, U: Any, y0: Any, n: int, g0: Any, beta: float, gamma: floa
     """
     d = U.shape[0]
     w = _Work(y0, n)
-    Ut = w.weighted(w.rows(u0, U), d)
     Y = w.out(w.s(y0))
-    G = w.out(w.s(g0))
     sp = w.sp
     vec = w.vec
+    if d == 1 and U.size == 1:
+        # a linear input with one slope: y_{k+1} = u1 g_k / (k+1), g never stored
+        u1 = float(U.reshape(()))
+        w.put(Y, 1, w.s(g0), u1)
+        for k in range(1, n):
+            if vec:
+                sq = Y[: k + 1] @ Y[k::-1]
+            else:
+                sq = sp(Y, Y, k, 0, (k - 1) // 2)
+                if k % 2 == 0:
+                    sq += (Y[k // 2] * 0.5) * Y[k // 2]
+            if not beta:
+                w.put(Y, k + 1, sq, (2.0 if not vec else 1.0) * gamma * u1 / (k + 1))
+            else:  # beta = 1, gamma = -1 (sigmoid)
+                if not vec:
+                    sq += sq
+                w.put(Y, k + 1, Y[k] - sq, u1 / (k + 1))
+        return w.result(Y)
+    Ut = w.weighted(w.rows(u0, U), d)
+    G = w.out(w.s(g0))
     for k in range(1, n + 1):
         w.put(Y, k, sp(Ut, G, k, 1, min(k, d)), 1.0 / k)
         if k == n:
@@ -497,13 +592,15 @@ def _riccati(u0: Any, U: Any, y0: Any, n: int, g0: Any, beta: float, gamma: floa
             sq = Y[: k + 1] @ Y[k::-1]
         else:
             sq = sp(Y, Y, k, 0, (k - 1) // 2)
-            sq = sq * 2.0
+            sq *= 2.0
             if k % 2 == 0:
                 sq += Y[k // 2] * Y[k // 2]
-        if beta:
-            w.put(G, k, Y[k] * beta + sq * gamma)
-        else:
+        if not beta:
             w.put(G, k, sq, gamma)
+        elif vec:  # beta = 1, gamma = -1 (sigmoid)
+            G[k] = Y[k] - sq
+        else:
+            w.xp.subtract(Y[k], sq, out=G[k])
     return w.result(Y)
 
 
@@ -577,7 +674,7 @@ def atanh_rule(u0: Any, U: Any, y0: Any, n: int) -> Any:
 
 def abs_rule(u0: Any, U: Any, y0: Any, n: int) -> Any:
     # |u| = sign(u0) u near u0; sign(0) = 0 as backprop's derivative has it
-    return get_array_module(u0).sign(u0) * U
+    return _binary(np.multiply, get_array_module(u0).sign(u0), U)
 
 
 # --- the structural operations ---------------------------------------------------------
@@ -774,6 +871,17 @@ def missing_rules() -> list[str]:
 # --- the replay ------------------------------------------------------------------------
 
 
+CHUNK = 15360
+"""Elements per block when a large elementwise expression is replayed block by
+block: a row of a block (120 KiB) stays under glibc's mmap threshold, so the
+temporaries NumPy allocates come from the heap instead of fresh pages."""
+
+CHUNK_MIN = 4 * CHUNK
+"""Arrays at least this large (NumPy only) are replayed in blocks: each block's
+temporaries stay in cache and are reused, where whole-array temporaries would
+each cost a trip through memory (and page faults for every new buffer)."""
+
+
 def _path(y: Variable, x: Variable) -> list[Function]:
     """The Functions between x and y (those y depends on that depend on x), in order."""
     if y.creator is None or y is x:
@@ -804,10 +912,93 @@ def _path(y: Variable, x: Variable) -> list[Function]:
     return path
 
 
-def _coefficients(y: Variable, x: Variable, order: int) -> Any:
-    """Coefficients 1..order of y(x0 + t) as one array (order, *shape), shape per
-    the backprop semantics (x's shape, or y's for an elementwise y of x's shape);
-    None when Taylor mode does not apply."""
+# A step of the replay: the Function, its structural rule or its registry rule,
+# whether its inputs' rows are lifted to the output's ndim (elementwise ops),
+# its inputs and its output Variable.
+_Step = tuple[Function, Any, Any, bool, list[Variable], Variable]
+
+
+def _plan(y: Variable, x: Variable) -> list[_Step] | None:
+    """The steps that carry x's series to y, or None when one has no rule."""
+    scalar_x = x.data.size == 1
+    steps: list[_Step] = []
+    for f in _path(y, x):
+        cls = type(f)
+        rule = STRUCTURAL_RULES.get(cls)
+        erule = None
+        if rule is None:
+            erule = getattr(cls, "taylor_rule", None)
+            if erule is None:
+                return None
+            lift = True
+        else:
+            lift = cls in ELEMENTWISE_STRUCTURAL
+            if not lift and not scalar_x:
+                return None  # mixes the elements of an array x: backprop's business
+        if len(f.outputs) != 1:
+            return None
+        out = f.outputs[0]()
+        if out is None:
+            continue
+        if out.data.dtype.kind != "f":
+            return None
+        steps.append((f, rule, erule, lift, f.inputs, out))
+    return steps
+
+
+def _replay(steps: list[_Step], x: Variable, seed: Any, n: int,
+            data: dict[int, Any] | None = None) -> dict[int, Any]:
+    """Run the rules; returns id(Variable) -> higher coefficients (absent: constant).
+
+    ``data`` replaces Variables' recorded values (one block of them) when given.
+    """
+    vals: dict[int, Any] = {id(x): seed}
+    for f, rule, erule, lift, inputs, out in steps:
+        y0 = out.data if data is None else data[id(out)]
+        fpe_op = op_label(f)  # noqa: F841 - read by fpe.py to name this operation
+        ins = []
+        live = False
+        for v in inputs:
+            c0 = v.data if data is None else data[id(v)]
+            h = vals.get(id(v))
+            if h is not None and h.shape[0]:
+                live = True
+                if lift and h.ndim - 1 < y0.ndim:
+                    h = _lift(h, y0.ndim)
+                ins.append((c0, h))
+            else:
+                ins.append((c0, None))
+        if not live:
+            hi = _zero_rows(y0)
+        elif erule is not None:
+            hi = erule(ins[0][0], ins[0][1], y0, n)
+        else:
+            hi = rule(f, ins, y0, n)
+        vals[id(out)] = hi
+    return vals
+
+
+def _blockwise(steps: list[_Step], x: Variable) -> bool:
+    """Whether the replay can run block by block: NumPy, large, elementwise, every
+    node of x's shape and every constant either one number or of x's shape."""
+    x0 = x.data
+    if type(x0) is not np.ndarray or x0.size < CHUNK_MIN:
+        return False
+    shape = x0.shape
+    made = {id(x)} | {id(st[5]) for st in steps}
+    for _f, _rule, _erule, lift, inputs, out in steps:
+        if not lift or out.data.shape != shape:
+            return False
+        for v in inputs:
+            if id(v) not in made and v.data.size != 1 and v.data.shape != shape:
+                return False
+    return True
+
+
+def _coefficients(y: Variable, x: Variable, order: int, scale: Any = None) -> Any:
+    """Coefficients 1..order of y(x0 + t) as one array (order, *shape), with the
+    backprop semantics (see taylor_derivatives), each row k-1 multiplied by
+    ``scale[k-1]`` when given; None when Taylor mode does not apply."""
     if order < 0:
         raise ValueError(f"order must be >= 0, got {order}")
     x0 = x.data
@@ -816,56 +1007,18 @@ def _coefficients(y: Variable, x: Variable, order: int) -> Any:
     xp = get_array_module(x0)
     dtype = _dtype(x0)
     n = order
-    scalar_x = x0.size == 1
-    # id(Variable) -> its higher coefficients; a node missing here is a constant
-    vals: dict[int, Any] = {id(x): xp.ones((1,) + (1,) * x0.ndim, dtype=dtype)}
-    rules = STRUCTURAL_RULES
-    elementwise_ops = ELEMENTWISE_STRUCTURAL
-    for f in _path(y, x):
-        cls = type(f)
-        rule = rules.get(cls)
-        erule = None
-        if rule is None:
-            erule = getattr(cls, "taylor_rule", None)
-            if erule is None:
-                return None
-            lift = True
-        else:
-            lift = cls in elementwise_ops
-            if not lift and not scalar_x:
-                return None
-        if len(f.outputs) != 1:
-            return None
-        out = f.outputs[0]()
-        if out is None:
-            continue
-        y0 = out.data
-        if y0.dtype.kind != "f":
-            return None
-        fpe_op = op_label(f)  # noqa: F841 - read by fpe.py to name this operation
-        ins = []
-        live = False
-        for v in f.inputs:
-            h = vals.get(id(v))
-            if h is not None and h.shape[0]:
-                live = True
-                if lift and h.ndim - 1 < y0.ndim:
-                    h = _lift(h, y0.ndim)
-                ins.append((v.data, h))
-            else:
-                ins.append((v.data, None))
-        if not live:
-            hi = _zero_rows(y0)
-        elif erule is not None:
-            hi = erule(ins[0][0], ins[0][1], y0, n)
-        else:
-            hi = rule(f, ins, y0, n)
-        vals[id(out)] = hi
+    steps = _plan(y, x)
+    if steps is None:
+        return None
+    seed = xp.ones((1,) + (1,) * x0.ndim, dtype=dtype)
     y0 = y.data
-    hi = vals.get(id(y))
+    rdtype = np.result_type(_dtype(y0), dtype)
+    if n and steps and _blockwise(steps, x):
+        return _coefficients_blockwise(steps, x, y, n, scale, rdtype)
+    hi = _replay(steps, x, seed, n).get(id(y))
     shape = y0.shape
     if hi is None or hi.shape[0] == 0:
-        return xp.zeros((n,) + x0.shape, dtype=np.result_type(_dtype(y0), dtype))
+        return xp.zeros((n,) + x0.shape, dtype=rdtype)
     hi = _lift(hi, y0.ndim)
     d = hi.shape[0]
     if d >= n and hi.shape[1:] == shape:
@@ -873,11 +1026,59 @@ def _coefficients(y: Variable, x: Variable, order: int) -> Any:
     else:
         coef = xp.zeros((n,) + shape, dtype=hi.dtype)
         coef[:d] = hi[:n]
-    if shape == x0.shape:
+    if shape != x0.shape:
+        if x0.size == 1:
+            coef = coef.reshape(n, -1).sum(axis=1).reshape((n,) + x0.shape)
+        else:
+            coef = _sum_to_rows(coef, x0.shape)
+    if scale is None:
         return coef
-    if scalar_x:
-        return coef.reshape(n, -1).sum(axis=1).reshape((n,) + x0.shape)
-    return _sum_to_rows(coef, x0.shape)
+    col = scale.reshape((n,) + (1,) * (coef.ndim - 1))
+    if xp is not np:
+        col = xp.asarray(col)
+    if coef.dtype == col.dtype:
+        return coef * col
+    return (coef.astype(col.dtype) * col).astype(coef.dtype)
+
+
+def _coefficients_blockwise(steps: list[_Step], x: Variable, y: Variable, n: int,
+                            scale: Any, dtype: Any) -> Any:
+    x0 = x.data
+    size = x0.size
+    flat: dict[int, Any] = {}
+    for _f, _rule, _erule, _lift_rows, inputs, out in steps:
+        for v in (*inputs, out):
+            if id(v) not in flat:
+                a = v.data
+                flat[id(v)] = a.reshape(()) if a.size == 1 and size != 1 else np.ravel(a)
+    whole = [k for k, a in flat.items() if a.ndim]
+    seed = np.ones((1, 1), dtype=_dtype(x0))
+    coef = np.empty((n, size), dtype=dtype)
+    col = None if scale is None else scale.reshape(n, 1)
+    fpe_op = "derivative"  # noqa: F841 - read by fpe.py: k! * c_k may overflow
+    arena = _Arena()
+    outer = getattr(_local, "arena", None)
+    _local.arena = arena
+    try:
+        for lo in range(0, size, CHUNK):
+            hi_ = min(lo + CHUNK, size)
+            data = dict(flat)
+            for k in whole:
+                data[k] = flat[k][lo:hi_]
+            arena.i = 0
+            h = _replay(steps, x, seed, n, data).get(id(y))
+            block = coef[:, lo:hi_]
+            d = 0 if h is None else min(h.shape[0], n)
+            if d:
+                if col is None:
+                    block[:d] = h[:d]
+                else:
+                    np.multiply(h[:d], col[:d], out=block[:d])
+            if d < n:
+                block[d:] = 0
+    finally:
+        _local.arena = outer
+    return coef.reshape((n,) + x0.shape)
 
 
 def taylor_coefficients(y: Variable, x: Variable, order: int) -> list[Any] | None:
@@ -917,16 +1118,7 @@ def taylor_derivatives(y: Variable, x: Variable, order: int) -> list[Any] | None
             f"Taylor mode computes derivatives up to order {MAX_ORDER} "
             f"(k! overflows float64 beyond); asked for {order}"
         )
-    coef = _coefficients(y, x, order)
+    coef = _coefficients(y, x, order, _FACT[1 : order + 1])
     if coef is None:
         return None
-    xp = get_array_module(coef)
-    fpe_op = "derivative"  # noqa: F841 - read by fpe.py: k! * c_k may overflow
-    fact = _FACT[1 : order + 1].reshape((order,) + (1,) * (coef.ndim - 1))
-    if xp is not np:
-        fact = xp.asarray(fact)
-    if coef.dtype == np.float64:
-        derivs = coef * fact
-    else:
-        derivs = (coef.astype(np.float64) * fact).astype(coef.dtype)
-    return [y.data, *derivs]
+    return [y.data, *coef]
