@@ -268,6 +268,27 @@ class Function:
             if not isinstance(x, Variable):
                 x = _as_constant(x)
             ys = self.forward(x.data)
+            if type(ys) is not tuple:
+                # NumPy ufuncs turn 0-d arrays into scalars; outputs are always arrays.
+                out = _new(Variable)
+                out.data = (
+                    ys if type(ys) is _ndarray
+                    else _asarray(ys) if isinstance(ys, _generic)
+                    else _to_array(ys)
+                )
+                out.name = None
+                out.grad = None
+                if Config.enable_backprop:
+                    gen = self.generation = x.generation
+                    self._visit = 0
+                    self.inputs = [x]
+                    self.outputs = [_ref(out)]
+                    out.creator = self
+                    out.generation = gen + 1
+                else:
+                    out.creator = None
+                    out.generation = 0
+                return out
             gen = x.generation
             inputs = [x]  # type: ignore[assignment]
         elif n == 2:
@@ -280,6 +301,26 @@ class Function:
             gen = x0.generation
             if x1.generation > gen:
                 gen = x1.generation
+            if type(ys) is not tuple:
+                out = _new(Variable)
+                out.data = (
+                    ys if type(ys) is _ndarray
+                    else _asarray(ys) if isinstance(ys, _generic)
+                    else _to_array(ys)
+                )
+                out.name = None
+                out.grad = None
+                if Config.enable_backprop:
+                    self.generation = gen
+                    self._visit = 0
+                    self.inputs = [x0, x1]
+                    self.outputs = [_ref(out)]
+                    out.creator = self
+                    out.generation = gen + 1
+                else:
+                    out.creator = None
+                    out.generation = 0
+                return out
             inputs = [x0, x1]  # type: ignore[assignment]
         else:
             inputs = list(inputs)  # type: ignore[assignment]
@@ -292,27 +333,8 @@ class Function:
                 if x.generation > gen:
                     gen = x.generation
             ys = self.forward(*datas)
-        if type(ys) is not tuple:
-            # NumPy ufuncs turn 0-d arrays into scalars; outputs are always arrays.
-            out = _new(Variable)
-            out.data = (
-                ys if type(ys) is np.ndarray
-                else np.asarray(ys) if isinstance(ys, np.generic)
-                else _to_array(ys)
-            )
-            out.name = None
-            out.grad = None
-            if Config.enable_backprop:
-                self.generation = gen
-                self._visit = 0
-                out.creator = self
-                out.generation = gen + 1
-                self.inputs = inputs
-                self.outputs = [_ref(out)]
-            else:
-                out.creator = None
-                out.generation = 0
-            return out
+            if type(ys) is not tuple:
+                ys = (ys,)
         outputs = [Variable(_to_array(y)) for y in ys]
         if Config.enable_backprop:
             self.generation = gen
@@ -333,6 +355,9 @@ class Function:
 
 _new = object.__new__
 _ref = weakref.ref
+_ndarray = np.ndarray
+_generic = np.generic
+_asarray = np.asarray
 _epoch = itertools.count(1).__next__
 
 
@@ -563,12 +588,17 @@ def _backward_data(y: Variable, retain_grad: bool) -> None:
                     grads[x] = gx if g is None else g.data + gx
                 else:
                     grads[x] = g + gx
-                if _first_visit(c, epoch):
-                    if nxt is None:
-                        nxt, nxt_count = c, counter
-                    else:
-                        push(heap, (-c.generation, counter, c))
-                    counter += 1
+                try:
+                    if c._visit == epoch:
+                        continue
+                except AttributeError:
+                    pass
+                c._visit = epoch
+                if nxt is None:
+                    nxt, nxt_count = c, counter
+                else:
+                    push(heap, (-c.generation, counter, c))
+                counter += 1
 
         # A chain needs no heap: when nothing else is pending, the one new
         # creator is next.
