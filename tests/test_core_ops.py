@@ -552,9 +552,13 @@ def test_max_min_grads() -> None:
 
 
 def test_max_ties_share_and_scalar() -> None:
+    # Tied elements split the gradient, so max(x, x) has derivative 1 in x.
     x = Variable(np.array([1.0, 4.0, 4.0]))
     F.max(x).backward()
-    np.testing.assert_array_equal(x.grad.data, [0.0, 1.0, 1.0])
+    np.testing.assert_array_equal(x.grad.data, [0.0, 0.5, 0.5])
+    t = Variable(np.array(2.0))
+    F.max(t * np.ones(2)).backward()
+    assert float(t.grad.data) == 1.0
     s = Variable(np.array(3.0))
     F.max(s).backward()
     assert float(s.grad.data) == 1.0

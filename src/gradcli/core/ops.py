@@ -703,7 +703,11 @@ def get_item(x: Any, slices: Any) -> Variable:
 
 
 class _Extreme(Function):
-    """max / min: the gradient flows to every element equal to the extreme (ties share)."""
+    """max / min: the gradient is split evenly among the elements equal to the extreme.
+
+    DeZero gives each tied element the whole gradient, so d max(x, x)/dx came
+    out 2; splitting it (as PyTorch's amax does) keeps the derivative 1.
+    """
 
     reduce = "max"
 
@@ -721,8 +725,9 @@ class _Extreme(Function):
         y = self.outputs[0]()
         y_data = _reduced_gy(Constant(y.data), x.shape, self.axis, self.keepdims).data
         gy = _reduced_gy(gy, x.shape, self.axis, self.keepdims)
-        cond = Constant((x.data == y_data).astype(x.data.dtype))
-        return broadcast_to(gy, x.shape) * cond
+        hits = (x.data == y_data).astype(x.data.dtype)
+        share = hits / hits.sum(axis=self.axis, keepdims=True)
+        return broadcast_to(gy, x.shape) * Constant(share)
 
 
 class Max(_Extreme):
