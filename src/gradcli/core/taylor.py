@@ -72,7 +72,8 @@ from .ops import (
 MAX_ORDER = 170
 """The highest derivative order: k! overflows float64 beyond 170! (~7.3e306)."""
 
-_FACT = np.array([float(math.factorial(k)) for k in range(MAX_ORDER + 1)])
+_FACT_PY = [float(math.factorial(k)) for k in range(MAX_ORDER + 1)]
+_FACT = np.array(_FACT_PY)
 
 Rule = Callable[..., Any]
 
@@ -198,15 +199,56 @@ class _RowList(list):  # type: ignore[type-arg]
     backing: Any
 
 
+PY_MAX = 24
+"""Up to this order a one-element series is worked in Python floats: a step
+costs a few hundred nanoseconds there, against a microsecond or more for any
+NumPy call. Above it a step is one NumPy dot product over the whole series."""
+
+
+class _Redo(Exception):
+    """A Python-float computation met a non-finite number: redo it in NumPy, which
+    reports the floating-point error (fpe.py names the operation)."""
+
+
+def _py_ok(y0: Any, n: int) -> bool:
+    return y0.size == 1 and n <= PY_MAX and not getattr(_local, "nopy", False)
+
+
+def _f(a: Any) -> float:
+    """A Python float of a one-element array (or number)."""
+    return float(a.reshape(())) if hasattr(a, "reshape") else float(a)
+
+
+def _py_rows(vals: list[float], y0: Any) -> Any:
+    """Rows from Python floats, as an array like y0's; _Redo if one is not finite."""
+    return _py_array(vals, y0.shape, get_array_module(y0), _dtype(y0))
+
+
+def _py_array(vals: list[float], shape: tuple[int, ...], xp: Any, dtype: Any) -> Any:
+    for v in vals:
+        if v - v != 0.0:  # inf or nan
+            raise _Redo
+    return xp.asarray(vals, dtype=dtype).reshape((len(vals),) + shape)
+
+
+def _sp_py(A: Any, B: Any, k: int, j0: int, j1: int) -> float:
+    """sum_{j=j0..j1} A[j] * B[k-j] for lists of Python floats."""
+    acc = 0.0
+    for j in range(j0, j1 + 1):
+        acc += A[j] * B[k - j]
+    return acc
+
+
 class _Work:
     """The workspace of one recurrence: how rows are stored and combined.
 
-    A one-element node keeps each series as a 1-D array (n+1 numbers), so a
-    step of a recurrence is one dot product; a larger node keeps a list of row
-    arrays, so a step is a few whole-array operations.
+    A one-element node keeps each series as a list of Python floats (order up
+    to PY_MAX) or a 1-D array of n+1 numbers, so a step of a recurrence is a
+    short loop or one dot product; a larger node keeps a list of row arrays, so
+    a step is a few whole-array operations.
     """
 
-    __slots__ = ("xp", "n", "shape", "dtype", "vec", "sp")
+    __slots__ = ("xp", "n", "shape", "dtype", "vec", "py", "sp")
 
     def __init__(self, y0: Any, n: int) -> None:
         self.xp = get_array_module(y0)
@@ -214,31 +256,42 @@ class _Work:
         self.shape = y0.shape
         self.dtype = _dtype(y0)
         self.vec = y0.size == 1
-        self.sp = _sp_vec if self.vec else _sp_rows
+        self.py = self.vec and n <= PY_MAX and not getattr(_local, "nopy", False)
+        self.sp = _sp_py if self.py else _sp_vec if self.vec else _sp_rows
 
     def s(self, a: Any) -> Any:
-        """An order-0 value as the workspace uses it (a 0-d array for one element)."""
+        """An order-0 value as the workspace uses it (a float or 0-d array for one element)."""
+        if self.py:
+            return _f(a)
         return a.reshape(()) if self.vec and hasattr(a, "reshape") else a
 
     def rows(self, c0: Any, h: Any) -> Any:
         """[c0, c1, ..., c_d] (and zeros to c_n for one element)."""
+        n = self.n
+        if self.py:
+            r = [_f(c0), *h.reshape(-1)[:n].tolist()]
+            return r + [0.0] * (n + 1 - len(r))
         if self.vec:
-            r = self.xp.zeros(self.n + 1, dtype=self.dtype)
+            r = self.xp.zeros(n + 1, dtype=self.dtype)
             r[:1] = c0.reshape(1)
-            m = min(h.shape[0], self.n)
+            m = min(h.shape[0], n)
             if m:
                 r[1 : m + 1] = h[:m].reshape(m)
             return r
-        return [c0, *h[: self.n]]
+        return [c0, *h[:n]]
 
     def weighted(self, R: Any, d: int) -> Any:
         """Rows j * R[j] for j = 1..d (row 0 unused)."""
+        if self.py:
+            return [R[j] * j for j in range(len(R))]
         if self.vec:
             return R * self.xp.arange(len(R), dtype=self.dtype)
         return [None] + [R[j] * float(j) for j in range(1, d + 1)]
 
     def out(self, c0: Any) -> Any:
         """Rows to fill: [c0, ?, ..., ?]."""
+        if self.py:
+            return [_f(c0)] + [0.0] * self.n
         if self.vec:
             r = self.xp.empty(self.n + 1, dtype=self.dtype)
             r[:1] = c0.reshape(1) if hasattr(c0, "reshape") else c0
@@ -256,6 +309,8 @@ class _Work:
             self.xp.multiply(value, scale, out=Y[k])
 
     def result(self, Y: Any) -> Any:
+        if self.py:
+            return _py_array(Y[1:], self.shape, self.xp, self.dtype)
         if self.vec:
             return Y[1:].reshape((self.n,) + self.shape)
         return Y.backing
@@ -296,6 +351,16 @@ def _mul_hi(a0: Any, A: Any, b0: Any, B: Any, n: int, shape: tuple[int, ...]) ->
     size = 1
     for s in shape:
         size *= s
+    if size == 1 and m <= PY_MAX and not getattr(_local, "nopy", False):
+        af = [_f(a0), *A.reshape(-1).tolist()]
+        bf = [_f(b0), *B.reshape(-1).tolist()]
+        vals = []
+        for k in range(1, m + 1):
+            acc = 0.0
+            for i in range(max(0, k - db), min(k, da) + 1):
+                acc += af[i] * bf[k - i]
+            vals.append(acc)
+        return _py_array(vals, tuple(shape), xp, dtype)
     if size == 1:
         af = xp.empty(da + 1, dtype=dtype)
         af[:1] = a0.reshape(1)
@@ -351,6 +416,14 @@ def _int_pow_hi(u0: Any, U: Any, n: int, p: int, shape: tuple[int, ...]) -> Any:
         m = min(p, n)
         u1 = U[0]
         coefs = [float(math.comb(p, k)) for k in range(1, m + 1)]
+        if u0.size == 1 and U.size == 1 and m <= PY_MAX and not getattr(_local, "nopy", False):
+            a, b = _f(u0), _f(U)
+            try:
+                vals = [c * a ** (p - k) * b**k for k, c in enumerate(coefs, 1)]
+            except OverflowError:
+                vals = [math.inf]
+            if all(v - v == 0.0 for v in vals):
+                return xp.asarray(vals, dtype=dtype).reshape((m,) + (1,) * u0.ndim)
         if u0.size == 1:
             exps = xp.asarray([p - k for k in range(1, m + 1)], dtype=dtype)
             pw = xp.power(u0.reshape(()), exps).reshape((m,) + (1,) * u0.ndim)
@@ -406,6 +479,12 @@ def _pow_hi(u0: Any, U: Any, y0: Any, n: int, a: Any) -> Any:
         a = xp.asarray(a, dtype=dtype)
         a = a.reshape((1,) * (nd - a.ndim) + a.shape)
     d = U.shape[0]
+    if d == 1 and np.ndim(a) == 0 and _py_ok(y0, n) and _f(u0) != 0.0:
+        q, p, vals = _f(U) / _f(u0), _f(y0), []
+        for k in range(1, n + 1):
+            p *= q * (a - k + 1.0) / k
+            vals.append(p)
+        return _py_rows(vals, y0)
     if d == 1:
         # y0 * C(a, k) * (u1 / u0)**k, as one cumulative product
         kcol = xp.arange(1, n + 1, dtype=dtype).reshape((n,) + (1,) * nd)
@@ -453,6 +532,12 @@ def exp_rule(u0: Any, U: Any, y0: Any, n: int) -> Any:
     """y' = y u': k y_k = sum_j j u_j y_{k-j}; for a linear input y0 u1**k / k!."""
     d = U.shape[0]
     if d == 1:
+        if _py_ok(y0, n):
+            p, u1, vals = _f(y0), _f(U), []
+            for k in range(1, n + 1):
+                p = p * u1 / k
+                vals.append(p)
+            return _py_rows(vals, y0)
         return _binary(np.multiply, y0, _geom(U[0], _recips(n), _dtype(y0)))
     w = _Work(y0, n)
     Ut = w.weighted(w.rows(u0, U), d)
@@ -471,6 +556,13 @@ def log_rule(u0: Any, U: Any, y0: Any, n: int, scale: float = 1.0) -> Any:
     coefs = [-scale / k for k in range(1, n + 1)]
     if d == 1:
         # log(u0 + u1 t) = log u0 - sum_k (-u1/u0)**k / k
+        if _py_ok(y0, n) and _f(u0) != 0.0:
+            q = -_f(U) / _f(u0)
+            p, vals = 1.0, []
+            for k in range(1, n + 1):
+                p *= q
+                vals.append(p * (-scale / k))
+            return _py_rows(vals, y0)
         q = (-U[0]) / u0
         P = _empty((n,) + q.shape, dtype, xp)
         P[0] = q
@@ -514,6 +606,12 @@ def _sincos(u0: Any, U: Any, y0: Any, n: int, p0: Any, signs: list[float],
     xp = get_array_module(U)
     dtype = _dtype(y0)
     if d == 1:
+        if _py_ok(y0, n):
+            p, u1, base, vals = 1.0, _f(U), (_f(y0), _f(p0)), []
+            for k in range(1, n + 1):
+                p = p * u1 / k
+                vals.append(base[k % 2] * signs[k % 4] * p)
+            return _py_rows(vals, y0)
         P = _geom(U[0], _recips(n), dtype)
         P = P * _col([signs[k % 4] for k in range(1, n + 1)], P.ndim - 1, xp, dtype)
         out = _empty((n,) + y0.shape, dtype, xp)
@@ -569,7 +667,7 @@ def _riccati(u0: Any, U: Any, y0: Any, n: int, g0: Any, beta: float, gamma: floa
         w.put(Y, 1, w.s(g0), u1)
         for k in range(1, n):
             if vec:
-                sq = Y[: k + 1] @ Y[k::-1]
+                sq = sp(Y, Y, k, 0, k)
             else:
                 sq = sp(Y, Y, k, 0, (k - 1) // 2)
                 if k % 2 == 0:
@@ -589,7 +687,7 @@ def _riccati(u0: Any, U: Any, y0: Any, n: int, g0: Any, beta: float, gamma: floa
             break
         # sum_{i=0..k} y_i y_{k-i}, by symmetry
         if vec:
-            sq = Y[: k + 1] @ Y[k::-1]
+            sq = sp(Y, Y, k, 0, k)
         else:
             sq = sp(Y, Y, k, 0, (k - 1) // 2)
             sq *= 2.0
@@ -946,6 +1044,14 @@ def _plan(y: Variable, x: Variable) -> list[_Step] | None:
     return steps
 
 
+_LABELS: dict[type, str] = {}
+
+
+def _label(f: Function) -> str:
+    label = _LABELS[type(f)] = op_label(f)
+    return label
+
+
 def _replay(steps: list[_Step], x: Variable, seed: Any, n: int,
             data: dict[int, Any] | None = None) -> dict[int, Any]:
     """Run the rules; returns id(Variable) -> higher coefficients (absent: constant).
@@ -955,7 +1061,7 @@ def _replay(steps: list[_Step], x: Variable, seed: Any, n: int,
     vals: dict[int, Any] = {id(x): seed}
     for f, rule, erule, lift, inputs, out in steps:
         y0 = out.data if data is None else data[id(out)]
-        fpe_op = op_label(f)  # noqa: F841 - read by fpe.py to name this operation
+        fpe_op = _LABELS.get(type(f)) or _label(f)  # noqa: F841 - read by fpe.py
         ins = []
         live = False
         for v in inputs:
@@ -970,10 +1076,15 @@ def _replay(steps: list[_Step], x: Variable, seed: Any, n: int,
                 ins.append((c0, None))
         if not live:
             hi = _zero_rows(y0)
-        elif erule is not None:
-            hi = erule(ins[0][0], ins[0][1], y0, n)
         else:
-            hi = rule(f, ins, y0, n)
+            try:
+                hi = erule(ins[0][0], ins[0][1], y0, n) if erule else rule(f, ins, y0, n)
+            except _Redo:  # a non-finite number in Python floats: NumPy reports it
+                _local.nopy = True
+                try:
+                    hi = erule(ins[0][0], ins[0][1], y0, n) if erule else rule(f, ins, y0, n)
+                finally:
+                    _local.nopy = False
         vals[id(out)] = hi
     return vals
 
@@ -1019,6 +1130,16 @@ def _coefficients(y: Variable, x: Variable, order: int, scale: Any = None) -> An
     shape = y0.shape
     if hi is None or hi.shape[0] == 0:
         return xp.zeros((n,) + x0.shape, dtype=rdtype)
+    if y0.size == 1 and x0.size == 1 and hi.size == hi.shape[0]:
+        # one number per order: finish in Python floats (NumPy only if one overflows)
+        vals = hi.reshape(-1)[:n].tolist()
+        vals += [0.0] * (n - len(vals))
+        if scale is not None:
+            vals = [v * f for v, f in zip(vals, _FACT_PY[1 : n + 1])]
+        try:
+            return _py_array(vals, x0.shape, xp, rdtype)
+        except _Redo:
+            pass
     hi = _lift(hi, y0.ndim)
     d = hi.shape[0]
     if d >= n and hi.shape[1:] == shape:
