@@ -7,8 +7,10 @@ gets a zero of its shape, never None.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Sequence
 
+from ..errors import NumericWarning
 from .backend import get_array_module
 from .graph import Variable
 
@@ -37,18 +39,67 @@ def grad(
             x.grad = g
 
 
+GRAPH_WARN_NODES = 20_000
+"""Repeated backprop warns (once) before it builds a graph larger than this."""
+
+
+def _graph_size(y: Variable, cap: int) -> int:
+    """Variables and Functions in y's graph, counting no further than just past ``cap``."""
+    if y.creator is None:
+        return 1
+    seen_v = {id(y)}
+    seen_f = {id(y.creator)}
+    stack = [y.creator]
+    count = 2
+    while stack and count <= cap:
+        f = stack.pop()
+        for v in f.inputs:
+            if id(v) not in seen_v:
+                seen_v.add(id(v))
+                count += 1
+            c = v.creator
+            if c is not None and id(c) not in seen_f:
+                seen_f.add(id(c))
+                stack.append(c)
+                count += 1
+    return count
+
+
 def higher_derivatives(y: Variable, x: Variable, order: int) -> list[Variable]:
     """[d^k y / dx^k for k in 1..order] by backprop through backprop (DeZero's way).
 
     For a non-scalar ``y`` each order is the gradient of the sum of the
     previous one, which for an elementwise expression is elementwise.
+
+    Each order's graph is a few times larger than the last one's, so the cost
+    grows exponentially with the order: before a step would build or walk a
+    graph of more than GRAPH_WARN_NODES nodes this warns, once, with a
+    NumericWarning that gives the count and points to Taylor mode, then goes on.
     """
     out: list[Variable] = []
     current = y
+    previous = 0
+    warned = False
     for k in range(order):
-        if current.creator is None:  # constant in x: every higher order vanishes
+        if current.creator is None and current is not x:
+            # constant in x: every higher order vanishes
             out.extend(_zeros_like(x) for _ in range(order - k))
             break
+        if not warned and k > 0:
+            size = _graph_size(current, GRAPH_WARN_NODES)
+            growth = size / previous if previous else 3.0
+            expected = size * growth if k + 1 < order else size
+            if expected > GRAPH_WARN_NODES:
+                warned = True
+                warnings.warn(
+                    f"repeated backprop to order {order}: the graph of the order-{k} "
+                    f"derivative already has {size:,}{'+' if size > GRAPH_WARN_NODES else ''}"
+                    f" nodes and grows about {growth:.1f}x per order; Taylor mode gives "
+                    "every order in one pass: use --method taylor",
+                    NumericWarning,
+                    stacklevel=2,
+                )
+            previous = size
         (current,) = grad(current, [x], create_graph=k + 1 < order)
         out.append(current)
     return out
