@@ -1,0 +1,349 @@
+"""Taylor mode (gradcli.core.taylor) against repeated backprop, SymPy and mpmath.
+
+The registry walk names no function: every elementwise entry is checked through
+its own ``domain`` and ``reference``, so a new entry is tested when registered.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import warnings
+
+import mpmath
+import numpy as np
+import pytest
+import sympy
+
+import gradcli.core.functions as F
+from gradcli.core import Function, Variable, higher_derivatives
+from gradcli.core import derivatives as derivatives_module
+from gradcli.core import taylor as T
+from gradcli.core.fpe import capture_fp_errors
+from gradcli.core.registry import REGISTRY
+from gradcli.core.taylor import missing_rules, taylor_coefficients, taylor_derivatives
+from gradcli.errors import LimitError, NumericWarning
+
+ELEMENTWISE = sorted(name for name, b in REGISTRY.items() if b.kind == "elementwise")
+X = sympy.Symbol("x", real=True)
+
+FIVE = {
+    "x**4 - 2*x**2": lambda x: x**4 - 2 * x**2,
+    "sin(x)*exp(x)": lambda x: F.sin(x) * F.exp(x),
+    "tanh(x)": lambda x: F.tanh(x),
+    "1/(1+exp(-x))": lambda x: 1 / (1 + F.exp(-x)),
+    "exp(sin(x))*log(1+x**2)": lambda x: F.exp(F.sin(x)) * F.log(1 + x**2),
+}
+MPMATH_FIVE = {
+    "sin(x)*exp(x)": lambda x: mpmath.sin(x) * mpmath.exp(x),
+    "exp(sin(x))*log(1+x**2)": lambda x: mpmath.exp(mpmath.sin(x)) * mpmath.log(1 + x**2),
+    "1/(1+exp(-x))": lambda x: 1 / (1 + mpmath.exp(-x)),
+}
+
+
+def taylor(build, x0, order):
+    x = Variable(np.array(x0, dtype=np.float64))
+    return taylor_derivatives(build(x), x, order)
+
+
+def backprop(build, x0, order):
+    x = Variable(np.array(x0, dtype=np.float64))
+    with np.errstate(all="ignore"):
+        y = build(x)
+        return [y.data] + [d.data for d in higher_derivatives(y, x, order)]
+
+
+def assert_orders_close(got, want, rtol, what=""):
+    """Each order within rtol, relative to the largest value of that order."""
+    assert len(got) == len(want), what
+    for k, (g, w) in enumerate(zip(got, want)):
+        g, w = np.asarray(g, dtype=np.float64), np.asarray(w, dtype=np.float64)
+        assert g.shape == w.shape, f"{what} order {k}: shape {g.shape} != {w.shape}"
+        scale = float(np.max(np.abs(w))) if w.size else 0.0
+        np.testing.assert_allclose(g, w, rtol=rtol, atol=rtol * scale,
+                                   err_msg=f"{what} order {k}")
+
+
+def points(name, count=5):
+    lo, hi = REGISTRY[name].domain
+    return np.linspace(lo, hi, count + 2)[1:-1]
+
+
+# --- the registry ----------------------------------------------------------------------
+
+
+def test_every_elementwise_builtin_has_a_taylor_rule():
+    assert len(ELEMENTWISE) >= 19
+    assert missing_rules() == []
+    for name in ELEMENTWISE:
+        entry = REGISTRY[name]
+        assert entry.function.taylor_rule is entry.taylor
+
+
+@pytest.mark.parametrize("name", ELEMENTWISE)
+@pytest.mark.parametrize("inner", ["x", "nonlinear"])
+def test_registry_function_matches_backprop_to_order_6(name, inner):
+    """Orders 0..6, elementwise over points inside the domain, applied to x itself
+    (closed forms) and to a nonlinear function of x equal to x at x0 (recurrences)."""
+    call = REGISTRY[name].call
+    a = points(name)
+
+    if inner == "x":
+        def build(x):
+            return call(x)
+    else:
+        def build(x):
+            d = x - a
+            return call(a + 0.5 * d + 0.3 * d * d)
+
+    assert_orders_close(taylor(build, a, 6), backprop(build, a, 6), 1e-8, name)
+    # and one point at a time (one-element series take another code path)
+    for a0 in a[[0, -1]]:
+        assert_orders_close(taylor(build, a0, 6), backprop(build, a0, 6), 1e-8, name)
+
+
+# --- SymPy and mpmath references ----------------------------------------------------
+
+
+@functools.cache
+def sympy_derivatives(text, a, order):
+    expr = sympy.sympify(text, locals={"x": X})
+    exprs = [expr]
+    for _ in range(order):
+        exprs.append(sympy.diff(exprs[-1], X))
+    exprs = [e.replace(sympy.DiracDelta, lambda *args: 0) for e in exprs]
+    fn = sympy.lambdify(X, exprs, "mpmath")
+    with mpmath.workdps(40):
+        return [float(v) for v in fn(mpmath.mpf(a))]
+
+
+@pytest.mark.parametrize("text", list(FIVE))
+def test_five_formulas_match_sympy_to_order_10(text):
+    got = taylor(FIVE[text], 0.7, 10)
+    want = sympy_derivatives(text, 0.7, 10)
+    for k, (g, w) in enumerate(zip(got, want)):
+        assert abs(float(g) - w) <= 1e-9 * max(abs(w), 1e-300), (text, k, float(g), w)
+
+
+@pytest.mark.parametrize("text", list(MPMATH_FIVE))
+def test_order_30_matches_mpmath(text):
+    with mpmath.workdps(50):
+        want = [float(v) for v in mpmath.diffs(MPMATH_FIVE[text], mpmath.mpf("0.7"), 30)]
+    got = taylor(FIVE[text], 0.7, 30)
+    for k, (g, w) in enumerate(zip(got, want)):
+        assert abs(float(g) - w) <= 1e-6 * abs(w), (text, k, float(g), w)
+
+
+def test_registry_functions_match_sympy_at_order_10_at_one_point():
+    for name in ELEMENTWISE:
+        if name in ("tan", "tanh"):  # SymPy takes seconds; covered by backprop above
+            continue
+        a = float(points(name, 3)[1])
+        got = taylor(REGISTRY[name].call, a, 10)
+        want = sympy_derivatives(REGISTRY[name].reference, a, 10)
+        for k, (g, w) in enumerate(zip(got, want)):
+            assert abs(float(g) - w) <= 1e-9 * max(abs(w), 1.0), (name, k, float(g), w)
+
+
+# --- exactness, shapes and semantics ----------------------------------------------------
+
+
+def test_x_squared_at_zero_is_exact():
+    d = taylor(lambda x: x**2, 0.0, 5)
+    assert [float(v) for v in d] == [0.0, 0.0, 2.0, 0.0, 0.0, 0.0]
+    d = taylor(lambda x: x**3 - x, 0.0, 6)
+    assert [float(v) for v in d] == [0.0, -1.0, 0.0, 6.0, 0.0, 0.0, 0.0]
+    d = taylor(lambda x: (x * x + x) ** 3, 0.0, 8)  # a nonlinear base: repeated products
+    want = [0.0, 0.0, 0.0, 6.0, 72.0, 360.0, 720.0, 0.0, 0.0]
+    assert [float(v) for v in d] == want
+
+
+def test_polynomial_derivatives_are_exact_integers():
+    d = taylor(FIVE["x**4 - 2*x**2"], 2.0, 6)
+    assert [float(v) for v in d] == [8.0, 24.0, 44.0, 48.0, 24.0, 0.0, 0.0]
+
+
+def test_array_input_matches_point_by_point():
+    build = FIVE["exp(sin(x))*log(1+x**2)"]
+    xs = np.linspace(-2.0, 2.0, 9)
+    arr = taylor(build, xs, 8)
+    assert all(np.shape(v) == xs.shape for v in arr)
+    for i, a in enumerate(xs):
+        one = taylor(build, a, 8)
+        assert_orders_close([v[i] for v in arr], one, 1e-13, f"x={a}")
+
+
+def test_large_arrays_go_block_by_block_with_the_same_results(monkeypatch):
+    monkeypatch.setattr(T, "CHUNK", 512)
+    monkeypatch.setattr(T, "CHUNK_MIN", 1024)
+    xs = np.linspace(0.1, 2.0, 2500)
+    for text, build in FIVE.items():
+        blocked = taylor(build, xs, 4)
+        with monkeypatch.context() as m:
+            m.setattr(T, "CHUNK_MIN", 10**9)
+            whole = taylor(build, xs, 4)
+        assert_orders_close(blocked, whole, 1e-14, text)
+        for i in (0, 511, 512, 2499):
+            assert_orders_close([v[i] for v in blocked], taylor(build, xs[i], 4), 1e-12, text)
+
+
+def test_scalar_x_and_array_y_sum_as_backprop_does():
+    c = np.array([1.0, 2.0, 3.0])
+
+    def build(x):
+        return F.sin(x * c)
+
+    got = taylor(build, 0.7, 5)
+    assert got[0].shape == (3,)  # the value itself
+    assert all(np.shape(v) == () for v in got[1:])
+    for k in range(1, 6):  # d^k/dx^k sum_i sin(c_i x) = sum_i c_i^k sin(c_i x + k pi/2)
+        want = sum(ci**k * math.sin(ci * 0.7 + k * math.pi / 2) for ci in c)
+        assert float(got[k]) == pytest.approx(want, rel=1e-12)
+    assert_orders_close(got[1:], backprop(build, 0.7, 5)[1:], 1e-12)
+
+
+STRUCTURAL = {
+    "sum": lambda x: F.sum(F.sin(x * np.array([1.0, 2.0, 3.0])) ** 2),
+    "sum axis": lambda x: F.sum(F.exp(x * np.arange(6.0).reshape(2, 3) / 4), axis=1),
+    "mean": lambda x: F.mean(F.exp(x * np.array([1.0, 2.0, 3.0]))),
+    "max": lambda x: F.max(F.sin(x * np.array([1.0, 2.0, 3.0]))),
+    "min axis": lambda x: F.min(F.cos(x * np.array([[1.0, 2.0], [0.5, 3.0]])), 1),
+    "getitem": lambda x: F.exp(x * np.array([1.0, 2.0, 3.0]))[1:] * 2,
+    "reshape": lambda x: F.reshape(F.tanh(x * np.arange(1.0, 7.0)), (2, 3)) ** 2,
+    "transpose": lambda x: F.transpose(F.exp(x * np.ones((2, 3)))) * np.arange(3.0)[:, None],
+    "matmul": lambda x: F.matmul(F.reshape(x * np.arange(1.0, 5.0), (2, 2)),
+                                 F.exp(x * np.ones((2, 2)))),
+    "matmul vector": lambda x: F.matmul(x * np.arange(1.0, 3.0),
+                                        F.sin(x * np.array([[1.0, 2.0], [3.0, 4.0]]))),
+    "broadcast_to": lambda x: F.broadcast_to(F.sin(x), (3,)) * np.arange(3.0),
+    "sum_to": lambda x: F.sum_to(F.sin(x * np.ones((2, 3))), (1, 3)),
+}
+
+
+@pytest.mark.parametrize("name", list(STRUCTURAL))
+def test_scalar_x_through_reductions_shapes_and_matmul(name):
+    build = STRUCTURAL[name]
+    assert_orders_close(taylor(build, 0.7, 5), backprop(build, 0.7, 5), 1e-10, name)
+
+
+POWERS = {
+    "x**2.5": lambda x: x**2.5,
+    "x**-3": lambda x: x**-3,
+    "(x+x**2)**0.3": lambda x: (x + x**2) ** 0.3,
+    "(x+x**2)**-2": lambda x: (x + x**2) ** -2,
+    "(x+x**2)**7": lambda x: (x + x**2) ** 7,
+    "x**x": lambda x: x**x,
+    "2**x": lambda x: 2**x,
+    "x**sin(x)": lambda x: x ** F.sin(x),
+    "x**[1,2,3.5]": lambda x: x ** np.array([1.0, 2.0, 3.5]),
+    "exp(x)/x**2": lambda x: F.exp(x) / x**2,
+    "x/(1+x)": lambda x: x / (1 + x),
+    "abs(x-1)*x": lambda x: F.abs(x - 1) * x,
+    "sin(x)/cos(x)": lambda x: F.sin(x) / F.cos(x),
+}
+
+
+@pytest.mark.parametrize("name", list(POWERS))
+def test_powers_and_quotients_match_backprop(name):
+    build = POWERS[name]
+    assert_orders_close(taylor(build, 0.7, 6), backprop(build, 0.7, 6), 1e-9, name)
+    xs = np.array([0.3, 0.7, 1.9])
+    if name != "x**[1,2,3.5]":
+        assert_orders_close(taylor(build, xs, 6), backprop(build, xs, 6), 1e-9, name)
+
+
+def test_array_x_broadcast_against_a_constant_sums_like_backprop():
+    def build(x):
+        return F.sin(x * np.array([[1.0], [2.0]]))
+
+    xs = np.array([0.1, 0.5, -0.7])
+    got = taylor(build, xs, 4)
+    assert all(v.shape == (3,) for v in got[1:])
+    assert_orders_close(got[1:], backprop(build, xs, 4)[1:], 1e-12)
+
+
+def test_array_x_through_a_non_elementwise_op_falls_back():
+    x = Variable(np.array([0.1, 0.2, 0.3]))
+    assert taylor_derivatives(F.sum(F.sin(x)), x, 3) is None
+    x = Variable(np.array([0.1, 0.2, 0.3, 0.4]))
+    assert taylor_derivatives(F.reshape(x, (2, 2)) * 2, x, 3) is None
+    assert taylor_derivatives(F.max(x * x), x, 2) is None
+
+
+def test_a_function_without_a_rule_falls_back():
+    class Cube(Function):
+        def forward(self, x):
+            return x**3
+
+        def backward(self, gy):
+            return gy * 3 * self.inputs[0] ** 2
+
+    x = Variable(np.array(0.5))
+    assert taylor_derivatives(F.sin(Cube()(x)), x, 3) is None
+    # ... but a ruleless Function that does not depend on x is only a constant
+    c = Cube()(Variable(np.array(2.0)))
+    assert taylor_derivatives(F.sin(x) * c, x, 2) is not None
+
+
+def test_constants_and_x_itself():
+    x = Variable(np.array(0.5))
+    d = taylor_derivatives(x, x, 3)
+    assert [float(v) for v in d] == [0.5, 1.0, 0.0, 0.0]
+    y = F.sin(Variable(np.array(2.0))) + 0 * x
+    assert [float(v) for v in taylor_derivatives(y, x, 2)[1:]] == [0.0, 0.0]
+
+
+def test_coefficients_are_derivatives_over_factorials():
+    x = Variable(np.array(0.7))
+    y = FIVE["exp(sin(x))*log(1+x**2)"](x)
+    c = taylor_coefficients(y, x, 12)
+    d = taylor_derivatives(y, x, 12)
+    for k in range(13):
+        assert float(c[k]) * math.factorial(k) == pytest.approx(float(d[k]), rel=1e-14)
+
+
+def test_order_limit():
+    x = Variable(np.array(0.3))
+    y = F.exp(x)
+    d = taylor_derivatives(y, x, T.MAX_ORDER)
+    assert float(d[-1]) == pytest.approx(math.exp(0.3), rel=1e-12)
+    with pytest.raises(LimitError):
+        taylor_derivatives(y, x, T.MAX_ORDER + 1)
+    assert len(taylor_coefficients(y, x, 200)) == 201
+
+
+def test_float32_stays_float32():
+    x = Variable(np.array([0.5, 0.7], dtype=np.float32))
+    d = taylor_derivatives(F.tanh(x) * F.exp(x), x, 4)
+    assert all(v.dtype == np.float32 for v in d)
+    ref = taylor(lambda v: F.tanh(v) * F.exp(v), np.array([0.5, 0.7]), 4)
+    assert_orders_close(d, ref, 1e-5)
+
+
+def test_floating_point_errors_name_the_function():
+    x = Variable(np.array(0.0))
+    with capture_fp_errors() as messages:
+        y = F.log(x)
+        messages.clear()  # the forward pass's own message
+        d = taylor_derivatives(y, x, 3)
+    assert np.isinf(float(d[1]))
+    assert messages and all(m.startswith("log") for m in messages), messages
+
+
+def test_backprop_warns_before_its_graph_blows_up(monkeypatch):
+    monkeypatch.setattr(derivatives_module, "GRAPH_WARN_NODES", 300)
+    x = Variable(np.array(0.7))
+    y = FIVE["exp(sin(x))*log(1+x**2)"](x)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        ds = higher_derivatives(y, x, 6)
+    msgs = [str(w.message) for w in caught if issubclass(w.category, NumericWarning)]
+    assert len(msgs) == 1
+    assert "--method taylor" in msgs[0] and "nodes" in msgs[0]
+    assert float(ds[-1].data) == pytest.approx(float(taylor(FIVE["exp(sin(x))*log(1+x**2)"],
+                                                            0.7, 6)[6]), rel=1e-12)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        x = Variable(np.array(0.7))
+        higher_derivatives(FIVE["tanh(x)"](x), x, 2)
+    assert not [w for w in caught if issubclass(w.category, NumericWarning)]
