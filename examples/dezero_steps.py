@@ -53,7 +53,7 @@ x.name = "x"
 y.name = "y"
 y.backward(create_graph=True)
 iters = 1
-for i in range(iters):
+for _ in range(iters):
     gx = x.grad
     x.cleargrad()
     gx.backward(create_graph=True)
