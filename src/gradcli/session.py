@@ -55,6 +55,9 @@ REPL_HINTS = {
 }
 DTYPES = {"float64": np.float64, "float32": np.float32}
 MAX_CHECK_ELEMENTS = 1000
+BACKPROP_MAX_NODES = 150_000
+"""Repeated backprop stops (LimitError) once its graphs add up to this many nodes
+(a few seconds here): its cost grows exponentially with the order."""
 
 
 @dataclass
@@ -120,7 +123,12 @@ class Session:
             first = self.xp.ones_like(x.data) if y is x else zero
             return ([y.data, first] + [zero] * order)[: order + 1]
         if self.method != "backprop":
-            result = _taylor(y, x, order)
+            try:
+                result = _taylor(y, x, order)
+            except LimitError:
+                if self.method == "taylor":
+                    raise
+                result = None  # past Taylor mode's order limit: backprop may still do it
             if result is not None:
                 self._last_method = "taylor"
                 return list(result)
@@ -132,7 +140,7 @@ class Session:
         self._last_method = "backprop"
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always", NumericWarning)
-            ds = higher_derivatives(y, x, order)
+            ds = higher_derivatives(y, x, order, max_nodes=BACKPROP_MAX_NODES)
         self._warnings.extend(str(w.message) for w in caught)
         return [y.data] + [d.data for d in ds]
 

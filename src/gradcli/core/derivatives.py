@@ -10,7 +10,7 @@ from __future__ import annotations
 import warnings
 from collections.abc import Sequence
 
-from ..errors import NumericWarning
+from ..errors import LimitError, NumericWarning
 from .backend import get_array_module
 from .graph import Variable
 
@@ -65,7 +65,9 @@ def _graph_size(y: Variable, cap: int) -> int:
     return count
 
 
-def higher_derivatives(y: Variable, x: Variable, order: int) -> list[Variable]:
+def higher_derivatives(
+    y: Variable, x: Variable, order: int, max_nodes: int | None = None
+) -> list[Variable]:
     """[d^k y / dx^k for k in 1..order] by backprop through backprop (DeZero's way).
 
     For a non-scalar ``y`` each order is the gradient of the sum of the
@@ -75,16 +77,28 @@ def higher_derivatives(y: Variable, x: Variable, order: int) -> list[Variable]:
     grows exponentially with the order: before a step would build or walk a
     graph of more than GRAPH_WARN_NODES nodes this warns, once, with a
     NumericWarning that gives the count and points to Taylor mode, then goes on.
+    With ``max_nodes``, the walk stops with a LimitError once the graphs of
+    all orders so far add up to more nodes than that: the total is what the
+    time grows with (the calculator sets it; a library caller may not).
     """
     out: list[Variable] = []
     current = y
     previous = 0
     warned = False
+    spent = 0
     for k in range(order):
         if current.creator is None and current is not x:
             # constant in x: every higher order vanishes
             out.extend(_zeros_like(x) for _ in range(order - k))
             break
+        if max_nodes is not None and k > 0:
+            spent += _graph_size(current, max_nodes - spent)
+            if spent > max_nodes:
+                raise LimitError(
+                    f"repeated backprop to order {order} stopped at order {k}: its graphs "
+                    f"have grown past {max_nodes:,} nodes in all; Taylor mode gives every "
+                    "order in one pass (--method taylor, up to order 170)"
+                )
         if not warned and k > 0:
             size = _graph_size(current, GRAPH_WARN_NODES)
             growth = size / previous if previous else 3.0
