@@ -286,7 +286,7 @@ class _Work:
             return [R[j] * j for j in range(len(R))]
         if self.vec:
             return R * self.xp.arange(len(R), dtype=self.dtype)
-        return [None] + [R[j] * float(j) for j in range(1, d + 1)]
+        return [None, R[1]] + [R[j] * float(j) for j in range(2, d + 1)]
 
     def out(self, c0: Any) -> Any:
         """Rows to fill: [c0, ?, ..., ?]."""
@@ -301,6 +301,22 @@ class _Work:
         rows.extend(backing)
         rows.backing = backing
         return rows
+
+    def spput(self, Y: Any, k: int, A: Any, B: Any, j0: int, j1: int, scale: Any) -> None:
+        """Y[k] = scale * sum_{j=j0..j1} A[j] B[k-j], summed in place in Y[k] for rows."""
+        if self.vec:
+            Y[k] = self.sp(A, B, k, j0, j1) * scale
+            return
+        row = Y[k]
+        xp = self.xp
+        xp.multiply(A[j0], B[k - j0], out=row)
+        if j1 > j0:
+            tmp = xp.empty_like(row)
+            for j in range(j0 + 1, j1 + 1):
+                xp.multiply(A[j], B[k - j], out=tmp)
+                row += tmp
+        if type(scale) is not float or scale != 1.0:
+            xp.multiply(row, scale, out=row)
 
     def put(self, Y: Any, k: int, value: Any, scale: Any = 1.0) -> None:
         if self.vec:
@@ -398,11 +414,10 @@ def _div_hi(a0: Any, A: Any, b0: Any, B: Any, q0: Any, n: int) -> Any:
     Q = w.out(w.s(q0))
     sp = w.sp
     for k in range(1, n + 1):
-        s = sp(Br, Q, k, 1, min(k, db))
         if Ar is not None and k <= da:
-            w.put(Q, k, Ar[k] - s, r)
+            w.put(Q, k, Ar[k] - sp(Br, Q, k, 1, min(k, db)), r)
         else:
-            w.put(Q, k, s, rneg)
+            w.spput(Q, k, Br, Q, 1, min(k, db), rneg)
     return w.result(Q)
 
 
@@ -542,9 +557,8 @@ def exp_rule(u0: Any, U: Any, y0: Any, n: int) -> Any:
     w = _Work(y0, n)
     Ut = w.weighted(w.rows(u0, U), d)
     Y = w.out(w.s(y0))
-    sp = w.sp
     for k in range(1, n + 1):
-        w.put(Y, k, sp(Ut, Y, k, 1, min(k, d)), 1.0 / k)
+        w.spput(Y, k, Ut, Y, 1, min(k, d), 1.0 / k)
     return w.result(Y)
 
 
@@ -622,12 +636,11 @@ def _sincos(u0: Any, U: Any, y0: Any, n: int, p0: Any, signs: list[float],
     Ut = w.weighted(w.rows(u0, U), d)
     Y = w.out(w.s(y0))
     Pa = w.out(w.s(p0))
-    sp = w.sp
     for k in range(1, n + 1):
         m = min(k, d)
-        w.put(Y, k, sp(Ut, Pa, k, 1, m), ysign / k)
+        w.spput(Y, k, Ut, Pa, 1, m, ysign / k)
         if k < n:
-            w.put(Pa, k, sp(Ut, Y, k, 1, m), psign / k)
+            w.spput(Pa, k, Ut, Y, 1, m, psign / k)
     return w.result(Y)
 
 
@@ -682,7 +695,7 @@ def _riccati(u0: Any, U: Any, y0: Any, n: int, g0: Any, beta: float, gamma: floa
     Ut = w.weighted(w.rows(u0, U), d)
     G = w.out(w.s(g0))
     for k in range(1, n + 1):
-        w.put(Y, k, sp(Ut, G, k, 1, min(k, d)), 1.0 / k)
+        w.spput(Y, k, Ut, G, 1, min(k, d), 1.0 / k)
         if k == n:
             break
         # sum_{i=0..k} y_i y_{k-i}, by symmetry
@@ -740,9 +753,8 @@ def _integral(u0: Any, U: Any, y0: Any, n: int, alpha: float, gamma: float,
     Gr = w.rows(g0, G) if w.vec else [g0, *G]
     Ut = w.weighted(w.rows(u0, U), d)
     Y = w.out(w.s(y0))
-    sp = w.sp
     for k in range(1, n + 1):
-        w.put(Y, k, sp(Ut, Gr, k, 1, min(k, d)), 1.0 / k)
+        w.spput(Y, k, Ut, Gr, 1, min(k, d), 1.0 / k)
     return w.result(Y)
 
 
