@@ -168,7 +168,8 @@ def test_float32_and_digits():
         ("eval", "pi", "--digits", "3", "--format", "json"),
     )
     objs = json_lines(proc.stdout)
-    assert objs[0]["error"]["kind"] == "usage"  # 1/3 has no variable to differentiate
+    # 1/3 has no variable: a constant, whose derivative is 0 (and no "wrt")
+    assert objs[0]["derivatives"] == [0.0] and "wrt" not in objs[0]
     assert objs[1]["value"] == 9.0 and objs[1]["derivatives"] == [6.0]
     # float32's 1/3, at full precision
     assert json_lines(third.stdout)[0]["value"] == 0.3333333432674408

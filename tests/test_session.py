@@ -38,3 +38,36 @@ def test_backprop_stops_on_its_node_budget_with_a_pointer_to_taylor() -> None:
     assert isinstance(res.error, LimitError)
     assert "--method taylor" in res.error.message
     assert res.error.kind == "math"
+
+
+def test_power_gradient_by_the_exponent_at_a_zero_base_is_zero() -> None:
+    res = Session().run("x = 0; y = 2; x^y", EvalOptions(grad=True))[-1]
+    assert res.error is None and not res.warnings
+    assert float(res.gradient["y"]) == 0.0 and float(res.gradient["x"]) == 0.0
+
+
+def test_an_error_inside_a_function_points_at_the_call() -> None:
+    res = Session().run("g(x) = sin(x, 2)\n1 + g(1)")[-1]
+    assert res.error.message.startswith("in g(x): sin takes 1 argument")
+    assert (res.error.line, res.error.column) == (2, 5)
+
+
+def test_a_constant_has_zero_derivatives_and_no_variable() -> None:
+    res = Session().run("pi", EvalOptions(order=2, series=1, check=True))[-1]
+    assert res.error is None and res.wrt is None
+    assert [float(d) for d in res.derivatives] == [0.0, 0.0]
+    assert [float(c) for c in res.series] == [math.pi, 0.0]
+
+
+def test_grad_of_a_constant_is_an_error() -> None:
+    res = Session().run("grad(3)")[-1]
+    assert res.error is not None and "no variable" in res.error.message
+
+
+def test_plot_by_a_chosen_variable_names_the_output_apart_from_inputs() -> None:
+    s = Session()
+    s.run("x = 1; y = 2")
+    g = s.graph("sin(x)*y", order=1, wrt="y")
+    assert g.wrt == "y" and g.nodes > 0
+    assert 'label="out"' not in g.dot  # the order-1 graph is named for the derivative
+    assert 'label="out"' in s.graph("sin(x)*y").dot

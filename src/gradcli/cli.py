@@ -649,13 +649,17 @@ def build_app() -> "typer.Typer":
             "--order", min=0, max=MAX_ORDER, metavar="N",
             help="Draw the graph that computes the N-th derivative.",
         )] = 0,
+        wrt: Annotated[Optional[str], typer.Option(  # noqa: UP045
+            "--wrt", metavar="NAME",
+            help="The variable of --order (default: the only one in EXPR).",
+        )] = None,
         verbose: Annotated[bool, typer.Option(
             "--verbose", help="Show shapes, dtypes and values in the nodes.",
         )] = False,
     ) -> None:
         """Write the computational graph of EXPR (Graphviz)."""
         try:
-            code = run_plot(expr, output, list(at or []), order, verbose)
+            code = run_plot(expr, output, list(at or []), order, verbose, wrt)
         except UsageProblem as problem:
             raise typer.BadParameter(problem.message,
                                      param_hint=f"'{problem.option}'") from None
@@ -676,7 +680,8 @@ def build_app() -> "typer.Typer":
     return app
 
 
-def run_plot(expr: str, path: str, at: list[str], order: int, verbose: bool) -> int:
+def run_plot(expr: str, path: str, at: list[str], order: int, verbose: bool,
+             wrt: str | None = None) -> int:
     """``gradcli plot``: the graph of ``expr`` written to ``path``; the exit status."""
     bindings = [pair for text in at for pair in split_at(text)]
 
@@ -698,7 +703,7 @@ def run_plot(expr: str, path: str, at: list[str], order: int, verbose: bool) -> 
             out.error(err, value, f"{name}={value}")
             return out.status
     try:
-        graph = session.graph(expr, order, None, verbose)
+        graph = session.graph(expr, order, wrt, verbose)
         for message in session.pending_warnings():
             out.warning(message)
         from .render.graph import write_graph

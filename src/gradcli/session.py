@@ -225,8 +225,12 @@ class Session:
         # Evaluate first: a wrong name is reported as such, not as a missing
         # variable. The leaves made on the way are the ones differentiated by.
         y = ev.eval(node)
-        if options.wants_derivatives:
-            res.wrt = wrt = options.wrt or self.default_wrt(node)
+        wrt = options.wrt or self.default_wrt(node) if options.wants_derivatives else None
+        if options.wants_derivatives and wrt is None:
+            # No variable at all: a constant, whose derivatives are all 0.
+            self._constant_derivatives(y, options, res)
+        elif options.wants_derivatives:
+            res.wrt = wrt
             x = ev.leaf(wrt)
             if x is None:
                 raise UnknownNameError(f"'{wrt}' has no value; " + self._hint("value", wrt))
@@ -257,8 +261,18 @@ class Session:
     def _variables_of(self, node: Any) -> list[str]:
         return [n for n in free_names(node) if n in self.values and n != "ans"]
 
-    def default_wrt(self, node: Any) -> str:
-        """The only variable of ``node``, bound or not, not counting constants."""
+    def _constant_derivatives(self, y: Variable, options: EvalOptions, res: Result) -> None:
+        zero = np.zeros_like(_host(y.data))
+        if options.order:
+            res.derivatives = [zero] * options.order
+        if options.series is not None:
+            res.series = [_host(y.data)] + [zero] * options.series
+        if options.check:
+            res.check = []
+
+    def default_wrt(self, node: Any) -> str | None:
+        """The only variable of ``node``, bound or not, not counting constants;
+        None when it has none."""
         names = [
             n for n in free_names(node)
             if (n not in CONSTANTS or n in self.values) and n != "ans"
@@ -266,7 +280,7 @@ class Session:
         if len(names) == 1:
             return names[0]
         if not names:
-            raise UsageError("nothing to differentiate by: the expression has no variable")
+            return None
         listed = ", ".join(names)
         raise UsageError(
             f"the expression has several variables ({listed}); " + self._hint("wrt", "")
@@ -283,10 +297,12 @@ class Session:
                 raise MathError("grad: variables must be names, as in grad(x*y, x, y)").at(
                     v.line, v.column
                 )
-        names = [v.id for v in var_nodes] or [
-            n for n in free_names(body) if n in self.values and n != "ans"
-        ]
-        ev = Evaluator(self)
+        names = [v.id for v in var_nodes] or self._variables_of(body)
+        if not names:
+            raise MathError("grad: the expression has no variable to differentiate by").at(
+                node.line, node.column
+            )
+        ev = Evaluator(self, keep_graph=True)
         leaves = {}
         for name in names:
             leaf = ev.leaf(name)
@@ -302,7 +318,7 @@ class Session:
 
     def _check(self, node: Any, options: EvalOptions, x: Variable, y: Variable,
                ds: list[Any]) -> list[CheckEntry]:
-        wrt = options.wrt or self.default_wrt(node)
+        wrt = x.name or options.wrt or ""
         a = _host(x.data).astype(np.float64)
         elementwise = x.size == 1 or self._last_method == "taylor" and y.shape == x.shape
         out = []
@@ -387,12 +403,15 @@ class Session:
         x = None
         if order:
             wrt = wrt or self.default_wrt(node)
+            if wrt is None:
+                raise UsageError("the expression has no variable to differentiate by")
             x = ev.leaf(wrt)
             if x is None or type(x) is Constant:
                 raise UnknownNameError(f"'{wrt}' has no value; " + self._hint("value", wrt))
         with capture_fp_errors() as fp_messages:
             y = ev.eval(node)
-            y.name = y.name or "y"
+            # The output is "y" unless the user has a variable of that name.
+            y.name = y.name or ("out" if "y" in free_names(node) else "y")
             if x is not None:
                 y = nested_derivative(y, x, order)
                 y.name = f"d{order}y" if order > 1 else "dy"

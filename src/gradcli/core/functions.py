@@ -215,9 +215,13 @@ def _axis(x: Any, args: tuple[Any, ...], fname: str) -> int | None:
     axis = _int(args[0], fname, "axis")
     ndim = getattr(x, "ndim", 0)
     if not -ndim <= axis < ndim:
+        hint = (
+            f"; {fname} reduces one array: for two values write {fname}([a, b])"
+            if ndim == 0 else ""
+        )
         raise MathError(
             f"{fname}: axis {axis} is out of range for an array with {ndim} dimension"
-            f"{'s' if ndim != 1 else ''}"
+            f"{'s' if ndim != 1 else ''}{hint}"
         )
     return axis
 

@@ -286,7 +286,12 @@ class Pow(Function):
         if type(x1) is not Constant:
             from .functions import log  # noqa: PLC0415 - functions imports ops
 
-            gx1 = gy * self.outputs[0]() * log(x0)
+            # d(x0**x1)/dx1 = x0**x1 * log(x0), which is 0 where x0 is 0 (the
+            # power vanishes faster than log); shifting those zeros to 1 keeps
+            # log finite and the product exactly 0, still in core operations.
+            zeros = x0.data == 0
+            base = x0 + Constant(zeros.astype(x0.data.dtype)) if zeros.any() else x0
+            gx1 = gy * self.outputs[0]() * log(base)
         if self.x0_shape != self.x1_shape:
             gx0 = None if gx0 is None else sum_to(gx0, self.x0_shape)
             gx1 = None if gx1 is None else sum_to(gx1, self.x1_shape)
@@ -309,7 +314,9 @@ class Pow(Function):
         gx1 = None
         if type(x1) is not Constant:
             fpe_op = "log"  # noqa: F841
-            gx1 = gy * self.outputs[0]().data[()] * get_array_module(d0).log(d0)
+            xp = get_array_module(d0)
+            base = xp.where(d0 == 0, 1, d0) if xp.any(d0 == 0) else d0  # see backward
+            gx1 = gy * self.outputs[0]().data[()] * xp.log(base)
         if self.x0_shape != self.x1_shape:
             return _fit_data(gx0, self.x0_shape), _fit_data(gx1, self.x1_shape)
         return gx0, gx1

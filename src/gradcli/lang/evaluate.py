@@ -188,7 +188,10 @@ class Evaluator:
             self.ctx.constant(0.0)  # keeps the dtype; the warning below names the literal
             warn = getattr(self.ctx, "warn", None)
             if warn is not None:
-                warn(f"the number {node.text[:20]} is too large for floating point; it is inf")
+                shown = node.text if len(node.text) <= 24 else (
+                    f"{node.text[:12]}... ({len(node.text)} characters)"
+                )
+                warn(f"the number {shown} is too large for floating point; it is inf")
         return self.ctx.constant(value)
 
     def _name(self, node: Name) -> Variable:
@@ -322,6 +325,13 @@ class Evaluator:
         self.call_depth += 1
         try:
             return self.eval(definition.body)
+        except GradcliError as err:
+            # Positions inside the body belong to the definition's own line:
+            # point at this call instead, and say which function failed.
+            if not err.message.startswith("in "):
+                err.message = f"in {definition.signature}: {err.message}"
+            err.line, err.column = _position(node)
+            raise
         finally:
             self.call_depth -= 1
             self.layers.pop()
