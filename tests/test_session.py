@@ -71,3 +71,10 @@ def test_plot_by_a_chosen_variable_names_the_output_apart_from_inputs() -> None:
     assert g.wrt == "y" and g.nodes > 0
     assert 'label="out"' not in g.dot  # the order-1 graph is named for the derivative
     assert 'label="out"' in s.graph("sin(x)*y").dot
+
+
+def test_high_orders_warn_about_cancellation_unless_they_vanish() -> None:
+    noisy = Session().run("x = 1; sin(x)*exp(x)", EvalOptions(order=40))[-1]
+    assert any("cancellation" in w for w in noisy.warnings)
+    exact = Session().run("x = 1; x^3", EvalOptions(order=40))[-1]
+    assert not exact.warnings
