@@ -391,15 +391,7 @@ def run_statements(
         output.finish()
         return output.status
 
-    for name, value in bindings:
-        try:
-            session.bind_at(name, value)
-        except GradcliError as err:
-            err.message = f"--at {name}={value}: {err.message}"
-            output.error(err, value, f"{name}={value}")
-        for message in session.pending_warnings():
-            output.warning(f"--at {name}: {message}")
-    if output.status:
+    if not bind_all_at(session, bindings, output):
         output.finish()
         return output.status
 
@@ -680,6 +672,23 @@ def build_app() -> "typer.Typer":
     return app
 
 
+def bind_all_at(session: Any, bindings: list[tuple[str, str]], output: Output) -> bool:
+    """Bind every --at value in order, reporting each failure; True if all bound."""
+    from .errors import GradcliError
+
+    ok = True
+    for name, value in bindings:
+        try:
+            session.bind_at(name, value)
+        except GradcliError as err:
+            err.message = f"--at {name}={value}: {err.message}"
+            output.error(err, value, f"{name}={value}")
+            ok = False
+        for message in session.pending_warnings():
+            output.warning(f"--at {name}: {message}")
+    return ok
+
+
 def run_plot(expr: str, path: str, at: list[str], order: int, verbose: bool,
              wrt: str | None = None) -> int:
     """``gradcli plot``: the graph of ``expr`` written to ``path``; the exit status."""
@@ -695,13 +704,8 @@ def run_plot(expr: str, path: str, at: list[str], order: int, verbose: bool,
     except GradcliError as err:
         out.error(err, None, expr)
         return out.status
-    for name, value in bindings:
-        try:
-            session.bind_at(name, value)
-        except GradcliError as err:
-            err.message = f"--at {name}={value}: {err.message}"
-            out.error(err, value, f"{name}={value}")
-            return out.status
+    if not bind_all_at(session, bindings, out):
+        return out.status
     try:
         graph = session.graph(expr, order, wrt, verbose)
         for message in session.pending_warnings():
