@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import math
 
-from gradcli.errors import LimitError
+import pytest
+
+from gradcli.errors import LimitError, NumericWarning
 from gradcli.session import EvalOptions, Session
 
 
@@ -78,3 +80,21 @@ def test_high_orders_warn_about_cancellation_unless_they_vanish() -> None:
     assert any("cancellation" in w for w in noisy.warnings)
     exact = Session().run("x = 1; x^3", EvalOptions(order=40))[-1]
     assert not exact.warnings
+
+
+def test_backprop_through_a_division_stays_finite_at_high_orders() -> None:
+    # The quotient rule written with x1**2 squared the denominator at every
+    # order and overflowed by order 11; repeated backprop must match Taylor.
+    import numpy as np
+
+    import gradcli.core.functions as F
+    from gradcli.core import Variable, higher_derivatives
+    from gradcli.core.taylor import taylor_derivatives
+
+    x = Variable(np.array(0.7))
+    y = 1 / (1 + F.exp(-x))
+    taylor = taylor_derivatives(y, x, 12)[1:]
+    with pytest.warns(NumericWarning, match="Taylor mode"):  # the graph-size guard
+        backprop = [d.data for d in higher_derivatives(y, x, 12)]
+    for a, b in zip(taylor, backprop):
+        assert math.isclose(float(a), float(b), rel_tol=1e-8), (a, b)

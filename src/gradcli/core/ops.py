@@ -228,7 +228,10 @@ class Div(_Binary):
     def backward(self, gy: Variable) -> tuple[Any, Any]:
         x0, x1 = self.inputs
         gx0 = None if type(x0) is Constant else gy / x1
-        gx1 = None if type(x1) is Constant else gy * (-x0 / x1**2)
+        # -(gy / x1) * (x0 / x1), not gy * (-x0 / x1**2): written with the square,
+        # each further order squares the denominator again (x1**4, x1**8, ...),
+        # which overflows float64 by order ~11 although the math is the same.
+        gx1 = None if type(x1) is Constant else -(gy / x1) * (x0 / x1)
         return self._fit(gx0, gx1)
 
     def _backward_data(self, gy: Any) -> tuple[Any, Any]:
