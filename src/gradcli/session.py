@@ -27,7 +27,6 @@ from .errors import (
     LimitError,
     MathError,
     NumericWarning,
-    ParseError,
     UnknownNameError,
     UsageError,
 )
@@ -471,4 +470,4 @@ def _unique(items: list[str]) -> list[str]:
     return list(dict.fromkeys(items))
 
 
-__all__ = ["DTYPES", "METHODS", "EvalOptions", "GraphResult", "ParseError", "Session"]
+__all__ = ["DTYPES", "METHODS", "EvalOptions", "GraphResult", "Session"]

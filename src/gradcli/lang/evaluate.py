@@ -28,7 +28,6 @@ from ..errors import (
     LimitError,
     MathError,
     UnknownNameError,
-    UsageError,
 )
 from . import ast
 from .ast import (
@@ -78,6 +77,8 @@ class Context(Protocol):
     def constant(self, value: float) -> Any: ...
 
     def derivatives(self, y: Variable, x: Variable, order: int) -> list[Any]: ...
+
+    def warn(self, message: str) -> None: ...
 
 
 def _position(node: Any) -> tuple[int | None, int | None]:
@@ -167,9 +168,8 @@ class Evaluator:
             )  # type: ignore[return-value]
         hint = closest(name, self.known_names())
         suffix = f"; did you mean {hint}?" if hint else ""
-        hints = getattr(self.ctx, "hints", None)
-        if not hint and what == "name" and hints:
-            suffix = "; it has no value: " + hints["value"].format(name=name)
+        if not hint and what == "name":
+            suffix = "; it has no value: " + self.ctx.hints["value"].format(name=name)
         err = UnknownNameError(f"unknown {what} '{name}'{suffix}")
         return err.at(*_position(node))  # type: ignore[return-value]
 
@@ -185,13 +185,10 @@ class Evaluator:
     def _num(self, node: Num) -> Variable:
         value = float(node.text)
         if math.isinf(value):
-            self.ctx.constant(0.0)  # keeps the dtype; the warning below names the literal
-            warn = getattr(self.ctx, "warn", None)
-            if warn is not None:
-                shown = node.text if len(node.text) <= 24 else (
-                    f"{node.text[:12]}... ({len(node.text)} characters)"
-                )
-                warn(f"the number {shown} is too large for floating point; it is inf")
+            shown = node.text if len(node.text) <= 24 else (
+                f"{node.text[:12]}... ({len(node.text)} characters)"
+            )
+            self.ctx.warn(f"the number {shown} is too large for floating point; it is inf")
         return self.ctx.constant(value)
 
     def _name(self, node: Name) -> Variable:
@@ -491,7 +488,6 @@ __all__ = [
     "MAX_CALL_DEPTH",
     "MAX_ORDER",
     "SPECIAL_FORMS",
-    "UsageError",
     "free_names",
     "nested_derivative",
 ]
