@@ -37,10 +37,20 @@ def test_core_imports_no_language_or_ui_library() -> None:
     assert not loaded & set(HEAVY), loaded & set(HEAVY)
 
 
-def test_session_imports_lark_but_no_ui_library() -> None:
+def test_session_imports_no_ui_library() -> None:
     loaded = _imported_after("import gradcli.session")
-    assert "lark" in loaded
     assert not loaded & {"rich", "prompt_toolkit", "graphviz", "cupy", "typer"}
+
+
+@pytest.mark.skipif(sys.platform in ("win32", "darwin"), reason="XDG layout only")
+def test_parsing_needs_lark_only_to_generate_the_parser(tmp_path) -> None:
+    # The first parse with an empty cache generates the parser with Lark;
+    # every later process parses with the generated module alone.
+    code = f"import os; os.environ['XDG_CACHE_HOME'] = {str(tmp_path)!r}\n" \
+        "from gradcli.lang.parser import parse; parse('2x + sin(y)')"
+    assert "lark" in _imported_after(code)
+    assert "lark" not in _imported_after(code)
+    assert "lark" not in _imported_after("import gradcli.lang.parser")
 
 
 def _package_imports(path: pathlib.Path) -> set[str]:
@@ -67,7 +77,7 @@ def _package_imports(path: pathlib.Path) -> set[str]:
 
 
 LAYERS = {
-    "errors": 0, "core": 1, "lang": 2, "session": 3, "results": 3, "render": 4,
+    "errors": 0, "record": 0, "core": 1, "lang": 2, "session": 3, "results": 3, "render": 4,
     "cli": 5, "repl": 5, "__main__": 6, "__init__": 0,
 }
 

@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
-import dataclasses
 import random
 import sys
 import time
+from pathlib import Path
 
 import pytest
 
 from gradcli.errors import ExitStatus, LimitError, ParseError
+from gradcli.lang import grammar as grammar_module
 from gradcli.lang import parser as parser_module
 from gradcli.lang.ast import (
     Array,
@@ -39,6 +40,7 @@ from gradcli.lang.parser import (
     parse,
     parse_each,
 )
+from gradcli.record import fields
 
 x, y, v, A = Name("x"), Name("y"), Name("v"), Name("A")
 
@@ -556,28 +558,54 @@ def test_parser_is_built_once() -> None:
 
 
 def test_grammar_has_no_function_names() -> None:
-    grammar = parser_module._grammar_text()
+    grammar = grammar_module.grammar_text()
     assert "statement:" in grammar
     for name in ("sin", "cos", "exp", "log", "sqrt", "diff", "grad", "linspace"):
         assert f'"{name}"' not in grammar
 
 
 @pytest.mark.skipif(sys.platform in ("win32", "darwin"), reason="XDG layout only")
-def test_grammar_cache_lives_in_the_user_cache_dir(tmp_path, monkeypatch) -> None:
+def test_generated_parser_lives_in_the_user_cache_dir(tmp_path, monkeypatch) -> None:
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
-    cache = parser_module._cache_option()
-    assert isinstance(cache, str) and cache.startswith(str(tmp_path / "gradcli"))
-    built = parser_module._build_parser(cache)  # writes the cache file
-    loaded = parser_module._build_parser(cache)  # reads it back
-    assert (tmp_path / "gradcli").is_dir() and len(list((tmp_path / "gradcli").iterdir())) == 1
-    assert built.parse("2x") == loaded.parse("2x") == Implicit(n("2"), x)
+    directory = tmp_path / "gradcli"
+    built = grammar_module.load_runtime()  # generates the parser's module
+    assert built.origin.startswith(str(directory)) and built.origin.endswith(".py")
+    assert oct(directory.stat().st_mode & 0o777) == "0o700"
+    loaded = grammar_module.load_runtime()  # imports it back
+    assert loaded.origin == built.origin
+    assert [p.name for p in directory.iterdir() if p.suffix == ".py"] == [Path(built.origin).name]
+    for runtime in (built, loaded):
+        tree = runtime.new_parser(transformer=parser_module._Builder()).parse("2x")
+        assert tree == Implicit(n("2"), x)
 
 
-def test_cache_is_skipped_when_its_directory_cannot_be_made(tmp_path, monkeypatch) -> None:
+def test_an_edited_grammar_gets_a_new_parser_file(tmp_path, monkeypatch) -> None:
+    text = grammar_module.grammar_text()
+    first = grammar_module._generated_path(text, str(tmp_path))
+    assert grammar_module._generated_path(text + "\n// edited", str(tmp_path)) != first
+    assert grammar_module._generated_path(text, str(tmp_path)) == first
+
+
+def test_lark_itself_parses_when_the_cache_cannot_be_written(tmp_path, monkeypatch) -> None:
     blocker = tmp_path / "file"
     blocker.write_text("not a directory")
-    monkeypatch.setattr(parser_module, "_user_cache_dir", lambda: blocker / "gradcli")
-    assert parser_module._cache_option() is False
+    monkeypatch.setattr(grammar_module, "cache_dir", lambda: str(blocker / "gradcli"))
+    runtime = grammar_module.load_runtime()
+    assert runtime.origin == "lark"
+    parser = runtime.new_parser(transformer=parser_module._Builder())
+    assert parser.parse("2x") == Implicit(n("2"), x)
+    with pytest.raises(runtime.UnexpectedInput):
+        parser.parse("2 +")
+
+
+def test_a_damaged_cache_file_is_made_again(tmp_path, monkeypatch) -> None:
+    monkeypatch.setattr(grammar_module, "cache_dir", lambda: str(tmp_path))
+    path = grammar_module._generated_path(grammar_module.grammar_text(), str(tmp_path))
+    Path(path).write_text("this is not python(")
+    runtime = grammar_module.load_runtime()
+    assert runtime.origin == path
+    assert "Lark_StandAlone" in Path(path).read_text()
+    assert runtime.new_parser(transformer=parser_module._Builder()).parse("y") == y
 
 
 # --------------------------------------------------------------------------
@@ -594,11 +622,10 @@ def test_positions_do_not_take_part_in_equality() -> None:
 
 def test_nodes_are_frozen_and_slotted() -> None:
     node = one("x + 1")
-    with pytest.raises(dataclasses.FrozenInstanceError):
+    with pytest.raises(AttributeError, match="immutable"):
         node.first = y  # type: ignore[misc]
     assert not hasattr(node, "__dict__")
-    fields = [f.name for f in dataclasses.fields(node)]
-    assert fields[-2:] == ["line", "column"]
+    assert fields(node)[-2:] == ("line", "column")
 
 
 def test_walk_visits_every_node_in_order() -> None:

@@ -6,16 +6,15 @@ renderers never touch the core or CuPy.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
 from .errors import ExitStatus, GradcliError
+from .record import Record, factory
 
 
-@dataclass
-class CheckEntry:
+class CheckEntry(Record, mutable=True):
     """One derivative compared with its central-difference estimate."""
 
     order: int
@@ -35,8 +34,7 @@ class CheckEntry:
         }
 
 
-@dataclass
-class Result:
+class Result(Record, mutable=True):
     """What one statement produced: a value, a binding, a definition or an error."""
 
     input: str
@@ -44,7 +42,7 @@ class Result:
     kind: str = "value"  # value | assign | define | grad | error
     value: Any = None  # np.ndarray, or {name: np.ndarray} for grad(...)
     name: str | None = None  # the bound name ("x") or defined signature ("f(x)")
-    at: dict[str, np.ndarray] = field(default_factory=dict)
+    at: dict[str, np.ndarray] = factory(dict)
     wrt: str | None = None
     point: np.ndarray | None = None  # the value of wrt where derivatives were taken
     derivatives: list[np.ndarray] | None = None  # orders 1..N
@@ -52,7 +50,7 @@ class Result:
     check: list[CheckEntry] | None = None
     series: list[np.ndarray] | None = None
     method: str | None = None  # "taylor" or "backprop", when derivatives were taken
-    warnings: list[str] = field(default_factory=list)
+    warnings: list[str] = factory(list)
     error: GradcliError | None = None
 
     @property

@@ -10,7 +10,6 @@ from __future__ import annotations
 import math
 import warnings
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -41,6 +40,7 @@ from .lang.evaluate import (
     nested_derivative,
 )
 from .lang.parser import BadStatement, Statement, parse, parse_each
+from .record import Record
 from .results import CheckEntry, Result
 
 METHODS = ("auto", "taylor", "backprop")
@@ -61,8 +61,7 @@ BACKPROP_MAX_NODES = 150_000
 (a few seconds here): its cost grows exponentially with the order."""
 
 
-@dataclass
-class EvalOptions:
+class EvalOptions(Record, mutable=True):
     """What to compute for each expression statement, beyond its value."""
 
     wrt: str | None = None
@@ -76,8 +75,7 @@ class EvalOptions:
         return self.order > 0 or self.check or self.series is not None
 
 
-@dataclass
-class GraphResult:
+class GraphResult(Record):
     """The DOT text of an expression's graph (or of its N-th derivative's)."""
 
     dot: str
@@ -86,27 +84,35 @@ class GraphResult:
     wrt: str | None
 
 
-@dataclass
 class Session:
-    dtype: str = "float64"
-    device: str = "cpu"
-    method: str = "auto"
-    values: dict[str, Any] = field(default_factory=dict)
-    functions: dict[str, Definition] = field(default_factory=dict)
-    at: dict[str, np.ndarray] = field(default_factory=dict)
-    # How messages tell the user to fix a missing value or an ambiguous
-    # variable: the CLI's flags by default; the REPL words them its own way.
-    hints: dict[str, str] = field(default_factory=lambda: dict(CLI_HINTS))
-    _last_method: str | None = None
+    """Bindings, definitions and settings that outlive one statement, and the
+    evaluator's context: the CLI and the REPL each hold one."""
 
-    def __post_init__(self) -> None:
-        if self.dtype not in DTYPES:
-            raise UsageError(f"unknown dtype {self.dtype!r}; expected float64 or float32")
-        if self.method not in METHODS:
-            raise UsageError(f"unknown method {self.method!r}; expected auto, taylor or backprop")
-        self.xp = backend.xp_for(self.device)  # a DeviceError when no GPU is there
-        self._dtype = DTYPES[self.dtype]
+    def __init__(
+        self,
+        dtype: str = "float64",
+        device: str = "cpu",
+        method: str = "auto",
+        values: dict[str, Any] | None = None,
+        functions: dict[str, Definition] | None = None,
+        at: dict[str, np.ndarray] | None = None,
+        hints: dict[str, str] | None = None,
+    ) -> None:
+        if dtype not in DTYPES:
+            raise UsageError(f"unknown dtype {dtype!r}; expected float64 or float32")
+        if method not in METHODS:
+            raise UsageError(f"unknown method {method!r}; expected auto, taylor or backprop")
+        self.dtype, self.device, self.method = dtype, device, method
+        self.values: dict[str, Any] = {} if values is None else values
+        self.functions: dict[str, Definition] = {} if functions is None else functions
+        self.at: dict[str, np.ndarray] = {} if at is None else at
+        # How messages tell the user to fix a missing value or an ambiguous
+        # variable: the CLI's flags by default; the REPL words them its own way.
+        self.hints: dict[str, str] = dict(CLI_HINTS) if hints is None else hints
+        self.xp = backend.xp_for(device)  # a DeviceError when no GPU is there
+        self._dtype = DTYPES[dtype]
         self._warnings: list[str] = []
+        self._last_method: str | None = None
 
     # --- what the evaluator needs ---------------------------------------------
 

@@ -9,11 +9,11 @@ order 2, which balance truncation error against rounding error.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
+from ..record import Record
 from .backend import as_numpy, get_array_module
 from .graph import Variable, as_variable, no_grad
 
@@ -83,8 +83,7 @@ def numerical_grad(f: Callable[..., Variable], x: Any, *args: Any, eps: float = 
     return grad
 
 
-@dataclass(frozen=True)
-class CheckResult:
+class CheckResult(Record):
     """The outcome of ``gradient_check``: truthy exactly when the check passed."""
 
     ok: bool

@@ -12,18 +12,17 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from ..errors import ArityError, UnknownNameError
+from ..record import Record
 from .backend import get_array_module
 from .graph import Function, Variable
 
 
-@dataclass(frozen=True)
-class Builtin:
+class Builtin(Record):
     name: str
     signature: str  # as shown to users: "linspace(a, b, n)"
     doc: str  # one line

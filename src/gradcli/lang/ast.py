@@ -1,6 +1,6 @@
 """The syntax tree that gradcli.lang.parser builds and the evaluator consumes.
 
-Every node is a frozen, slotted dataclass whose last two fields are the 1-based
+Every node is a frozen, slotted Record whose last two fields are the 1-based
 ``line`` and ``column`` of its first character in the text given to ``parse``.
 A parenthesised expression has no node of its own: it is its inner node, whose
 position is inside the parentheses. Positions take no part in ``==`` or
@@ -15,35 +15,31 @@ stay flat: ``1+1+...+1`` is one ``Chain`` and ``2**2**...**2`` one ``Power``.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+
+from gradcli.record import Record
 
 
-def _pos() -> int:
-    # A field factory rather than a constant, so the two position fields are
-    # declared the same way in every node and stay out of comparisons.
-    return field(default=0, compare=False)  # type: ignore[return-value]
+class _Node(Record):
+    _uncompared = ("line", "column")
 
 
-@dataclass(frozen=True, slots=True)
-class Num:
+class Num(_Node):
     """A number literal exactly as typed: "2", "2.5", ".5", "1e-3", "2."."""
 
     text: str
-    line: int = _pos()
-    column: int = _pos()
+    line: int = 0
+    column: int = 0
 
 
-@dataclass(frozen=True, slots=True)
-class Name:
+class Name(_Node):
     """A name: a variable, a constant such as pi, or ans."""
 
     id: str
-    line: int = _pos()
-    column: int = _pos()
+    line: int = 0
+    column: int = 0
 
 
-@dataclass(frozen=True, slots=True)
-class Chain:
+class Chain(_Node):
     """``first op1 x1 op2 x2 ...``, evaluated left to right.
 
     One level of the grammar per chain: the sum level (ops '+', '-') or the
@@ -52,114 +48,104 @@ class Chain:
 
     first: Node
     rest: tuple[tuple[str, Node], ...]
-    line: int = _pos()
-    column: int = _pos()
+    line: int = 0
+    column: int = 0
 
 
-@dataclass(frozen=True, slots=True)
-class Power:
+class Power(_Node):
     """``a ** b ** c`` (or ``^``) as (a, b, c): right-associative, so the
     consumer evaluates from the right: a ** (b ** c). At least two operands."""
 
     operands: tuple[Node, ...]
-    line: int = _pos()
-    column: int = _pos()
+    line: int = 0
+    column: int = 0
 
 
-@dataclass(frozen=True, slots=True)
-class Unary:
+class Unary(_Node):
     """``-x`` or ``+x``. A run of signs is one Unary with the net sign:
     ``--x`` is Unary('+', x); an operand is never itself a Unary."""
 
     op: str
     operand: Node
-    line: int = _pos()
-    column: int = _pos()
+    line: int = 0
+    column: int = 0
 
 
-@dataclass(frozen=True, slots=True)
-class Implicit:
+class Implicit(_Node):
     """An implicit product: a number literal written against a name or '(':
     ``2x``, ``3(x + 1)``, ``2pi``, ``2sin(x)``. Binds tighter than '*' and
     '/', looser than '**': ``2x^2`` is Implicit(2, Power(x, 2))."""
 
     number: Num
     operand: Node
-    line: int = _pos()
-    column: int = _pos()
+    line: int = 0
+    column: int = 0
 
 
-@dataclass(frozen=True, slots=True)
-class Call:
+class Call(_Node):
     """``f(a, b)``: a built-in or a user-defined function; func is a plain name."""
 
     func: str
     args: tuple[Node, ...]
-    line: int = _pos()
-    column: int = _pos()
+    line: int = 0
+    column: int = 0
 
 
-@dataclass(frozen=True, slots=True)
-class Prime:
+class Prime(_Node):
     """``f'(a)``, ``f''(a)``: the order-th derivative of a defined function."""
 
     func: str
     order: int
     args: tuple[Node, ...]
-    line: int = _pos()
-    column: int = _pos()
+    line: int = 0
+    column: int = 0
 
 
-@dataclass(frozen=True, slots=True)
-class Slice:
+class Slice(_Node):
     """``start:stop:step`` inside an index; a missing part is None."""
 
     start: Node | None
     stop: Node | None
     step: Node | None
-    line: int = _pos()
-    column: int = _pos()
+    line: int = 0
+    column: int = 0
 
 
-@dataclass(frozen=True, slots=True)
-class Index:
+class Index(_Node):
     """``v[0]``, ``A[1, 0]``, ``v[1:3]``, ``A[:, 0]``; ``v[0][1]`` nests."""
 
     target: Node
     indices: tuple[Node | Slice, ...]
-    line: int = _pos()
-    column: int = _pos()
+    line: int = 0
+    column: int = 0
 
 
-@dataclass(frozen=True, slots=True)
-class Array:
+class Array(_Node):
     """``[a, b, c]``; ``[[1, 2], [3, 4]]`` is an Array of Arrays; ``[]`` is allowed."""
 
     items: tuple[Node, ...]
-    line: int = _pos()
-    column: int = _pos()
+    line: int = 0
+    column: int = 0
 
 
-@dataclass(frozen=True, slots=True)
-class Assign:
+class Assign(_Node):
     """``x = 2``: bind a name."""
 
     name: str
     value: Node
-    line: int = _pos()
-    column: int = _pos()
+    line: int = 0
+    column: int = 0
 
 
-@dataclass(frozen=True, slots=True)
-class Define:
+class Define(_Node):
     """``f(x, y) = body``: define a function; params are distinct names
     (possibly none: ``f() = 1``)."""
 
     name: str
     params: tuple[str, ...]
     body: Node
-    line: int = _pos()
-    column: int = _pos()
+    line: int = 0
+    column: int = 0
 
 
 # Any expression; Slice only ever appears among Index.indices.

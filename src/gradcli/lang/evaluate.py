@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any, Protocol
 
 from ..core import functions as _functions  # noqa: F401 - fills the registry
@@ -29,6 +28,7 @@ from ..errors import (
     MathError,
     UnknownNameError,
 )
+from ..record import Record
 from . import ast
 from .ast import (
     Array,
@@ -53,8 +53,7 @@ MAX_ORDER = 1000
 MAX_CALL_DEPTH = 64
 
 
-@dataclass(frozen=True)
-class Definition:
+class Definition(Record):
     """A user function ``f(x, y) = body``."""
 
     name: str

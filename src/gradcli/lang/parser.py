@@ -1,12 +1,14 @@
 """Text to syntax trees: split into statements, parse each with Lark's LALR.
 
 Timings, measured with time.perf_counter on the shared development box
-(Python 3.11, lark 1.3.1; a plain Python loop runs about 5x slower there than
-on a current laptop, where ARCHITECTURE.md saw 27 ms / 1.5 ms / 0.1 ms):
-    cold build (grammar analysed, cache file written):   70-90 ms
-    cached build (cache file loaded):                     8-11 ms
-    one parse() of "x**4 - 2*x**2", parser already built: 0.14-0.20 ms
-    one parse() of 100,000 characters "x+x+...+x":        0.9-1.9 s (load)
+(Python 3.11, lark 1.3.1, NumPy already imported; a plain Python loop runs
+about 5x slower there than on a current laptop):
+    first process ever (Lark analyses the grammar, its standalone
+    generator writes the parser module to the user cache):  210-340 ms
+    every later process (imports that module, builds):       15-17 ms
+    first parse() in a process (Lark compiles its lexer):     2-4 ms
+    one parse() of "x**4 - 2*x**2", parser already built:  0.16-0.30 ms
+    one parse() of 100,000 characters "x+x+...+x":          0.9-1.9 s (load)
 Parse time is linear in the number of tokens (~18 us each there, nearly all
 inside Lark's LALR loop), so a text at MAX_INPUT made of one-character
 tokens would take about 20 s there, so one statement is limited to
@@ -28,31 +30,14 @@ How a text becomes statements, and why:
   statement's own line and column, kept in a thread-local because the one
   transformer serves every parse in the process.
 
-Grammar cache: Lark's cache (``cache=``) skips the grammar analysis on later
-runs. It is kept in the user's cache directory, not Lark's default of a
-predictable name in the shared temp directory, because the file is a pickle
-that Lark loads: in /tmp another local user could plant one. If that
-directory cannot be created the parser is simply built without a cache.
+Where the parser's code comes from, and why: see gradcli.lang.grammar.
 """
 
 from __future__ import annotations
 
-import os
 import re
-import sys
 import threading
-from dataclasses import dataclass
-from pathlib import Path
-
-from lark import Lark, Token, Tree
-from lark.exceptions import (
-    LarkError,
-    UnexpectedCharacters,
-    UnexpectedEOF,
-    UnexpectedInput,
-    UnexpectedToken,
-    VisitError,
-)
+from typing import Any
 
 from gradcli.errors import GradcliError, LimitError, ParseError
 from gradcli.lang.ast import (
@@ -73,6 +58,8 @@ from gradcli.lang.ast import (
     Unary,
     children,
 )
+from gradcli.lang.grammar import LarkRuntime, load_runtime
+from gradcli.record import Record
 
 __all__ = [
     "MAX_DEPTH",
@@ -102,8 +89,7 @@ class ParseLimitError(ParseError, LimitError):
     evaluation) and also a LimitError, for code that catches safety limits."""
 
 
-@dataclass(frozen=True, slots=True)
-class Statement:
+class Statement(Record):
     """One parsed statement: its tree, its text, and where that text starts."""
 
     node: StatementNode
@@ -112,8 +98,7 @@ class Statement:
     column: int  # 1-based
 
 
-@dataclass(frozen=True, slots=True)
-class BadStatement:
+class BadStatement(Record):
     """A statement that failed to parse (from ``parse_each``)."""
 
     error: GradcliError  # a ParseError, with line and column
@@ -126,8 +111,7 @@ class BadStatement:
 # Splitting the text into statements
 
 
-@dataclass(frozen=True, slots=True)
-class _Chunk:
+class _Chunk(Record):
     text: str  # stripped; starts at (line, column)
     line: int
     column: int
@@ -199,6 +183,11 @@ class _Origin(threading.local):
 
 
 _origin = _Origin()
+
+
+# A Lark token: a str with .type, .line, .column, .start_pos, .end_line and
+# .end_column. Its class comes from the runtime, so it is only named here.
+Token = Any
 
 
 def _at(token: Token) -> tuple[int, int]:
@@ -284,11 +273,12 @@ class _Builder:
     def array(self, c: list) -> Array:
         return Array(tuple(c[1:]), *_at(c[0]))
 
-    def __default__(self, data: str, children: list, meta: object) -> Tree:
+    def __default__(self, data: str, children: list, meta: object) -> Any:
         if data.startswith("_"):
             # Lark's own helper rules (for `*` and `?`): their children are
             # spliced into the parent rule's list, which needs a Tree here.
-            return Tree(data, children)
+            assert _runtime is not None  # the parser calling this was built from it
+            return _runtime.Tree(data, children)
         # Every rule of ours has a method above; a grammar change that adds
         # one without a method must fail loudly rather than leak a Lark Tree.
         raise AssertionError(f"gradcli grammar rule {data!r} has no tree builder")
@@ -297,71 +287,20 @@ class _Builder:
 # --------------------------------------------------------------------------
 # The Lark parser, built once
 
-_parser: Lark | None = None
+_runtime: LarkRuntime | None = None
+_parser: Any = None
 _parser_lock = threading.Lock()
 
 
-def _grammar_text() -> str:
-    # Installed: the wheel carries the grammar inside the package. Editable
-    # or source checkout: it sits at the repository root. Plain paths, not
-    # importlib.resources, which alone costs ~16 ms of every start-up.
-    package = Path(__file__).resolve().parents[1]
-    for candidate in (
-        package / "grammars" / "gradcli.lark",
-        package.parents[1] / "grammars" / "gradcli.lark",
-    ):
-        if candidate.is_file():
-            return candidate.read_text(encoding="utf-8")
-    raise FileNotFoundError("gradcli's grammar file grammars/gradcli.lark is missing")
-
-
-def _user_cache_dir() -> Path:
-    # The platform's per-user cache directory, as platformdirs would give;
-    # computed here because importing platformdirs costs ~40 ms per start.
-    home = Path.home()
-    if sys.platform == "win32":
-        base = Path(os.environ.get("LOCALAPPDATA") or home / "AppData" / "Local")
-        return base / "gradcli" / "Cache"
-    if sys.platform == "darwin":
-        return home / "Library" / "Caches" / "gradcli"
-    xdg = os.environ.get("XDG_CACHE_HOME", "")
-    base = Path(xdg) if os.path.isabs(xdg) else home / ".cache"
-    return base / "gradcli"
-
-
-def _cache_option() -> str | bool:
-    import lark
-
-    try:
-        directory = _user_cache_dir()
-        directory.mkdir(mode=0o700, parents=True, exist_ok=True)
-    except (OSError, RuntimeError):  # RuntimeError: no home directory
-        return False
-    version = f"lark{lark.__version__}-py{sys.version_info[0]}{sys.version_info[1]}"
-    # Lark stores the grammar's hash in the file and rebuilds on a mismatch,
-    # so one name per Lark and Python version is enough.
-    return str(directory / f"grammar-{version}.lark-cache")
-
-
-def _build_parser(cache: str | bool) -> Lark:
-    return Lark(
-        _grammar_text(),
-        parser="lalr",
-        lexer="contextual",
-        start="statement",
-        transformer=_Builder(),
-        maybe_placeholders=True,  # a missing part of a slice arrives as None
-        cache=cache,
-    )
-
-
-def get_parser() -> Lark:
-    """The process's one Lark parser, built on first use."""
-    global _parser
+def get_parser() -> Any:
+    """The process's one Lark LALR parser, built on first use (see
+    gradcli.lang.grammar for where its code comes from)."""
+    global _parser, _runtime
     if _parser is None:
         with _parser_lock:
             if _parser is None:
-                _parser = _build_parser(_cache_option())
+                _runtime = load_runtime()
+                _parser = _runtime.new_parser(transformer=_Builder())
     return _parser
 
 
@@ -415,9 +354,9 @@ def _expectation(expected: set[str], chunk: _Chunk, offset: int, found: str) -> 
     return ""
 
 
-def _syntax_error(exc: UnexpectedInput, chunk: _Chunk) -> ParseError:
-    """Lark's exception as a short ParseError at the offending position."""
-    if isinstance(exc, UnexpectedToken):
+def _syntax_error(exc: Exception, rt: LarkRuntime, chunk: _Chunk) -> ParseError:
+    """Lark's UnexpectedInput as a short ParseError at the offending position."""
+    if isinstance(exc, rt.UnexpectedToken):
         token = exc.token
         expected = set(exc.expected or ())
         if token.type == "$END":
@@ -440,12 +379,12 @@ def _syntax_error(exc: UnexpectedInput, chunk: _Chunk) -> ParseError:
             else:
                 message += _expectation(expected, chunk, start, str(token))
         return ParseError(message, line=line, column=column)
-    if isinstance(exc, UnexpectedCharacters):
+    if isinstance(exc, rt.UnexpectedCharacters):
         char = chunk.text[exc.pos_in_stream]
         shown = f"'{char}'" if char.isprintable() else f"U+{ord(char):04X}"
         line, column = _absolute(chunk, exc.line, exc.column)
         return ParseError(f"unexpected character {shown}", line=line, column=column)
-    if isinstance(exc, UnexpectedEOF):
+    if isinstance(exc, rt.UnexpectedEOF):
         line, column = _end_of(chunk)
         return ParseError("unexpected end of input", line=line, column=column)
     line, column = _absolute(chunk, exc.line or 1, exc.column or 1)
@@ -510,16 +449,18 @@ def _parse_chunk(chunk: _Chunk) -> Statement:
             column=chunk.column,
         )
     parser = get_parser()
+    rt = _runtime
+    assert rt is not None
     _origin.line, _origin.column = chunk.line, chunk.column
     try:
         raw = parser.parse(chunk.text)
-    except UnexpectedInput as exc:
-        raise _syntax_error(exc, chunk) from None
-    except VisitError as exc:  # a callback failed; never show Lark's wrapper
+    except rt.UnexpectedInput as exc:
+        raise _syntax_error(exc, rt, chunk) from None
+    except rt.VisitError as exc:  # a callback failed; never show Lark's wrapper
         if isinstance(exc.orig_exc, GradcliError):
             raise exc.orig_exc from None
         raise ParseError("invalid syntax", line=chunk.line, column=chunk.column) from None
-    except LarkError:
+    except rt.LarkError:
         raise ParseError("invalid syntax", line=chunk.line, column=chunk.column) from None
     node = _resolve(raw, chunk) if type(raw) is _Assignment else raw
     # Every non-leaf node owns at least one character of its own (an

@@ -16,17 +16,16 @@ What a shell script reads, in the spirit of bc:
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
+from ..record import Record
 from ..results import CheckEntry, Result
 from .numbers import format_number, format_value
 
 
-@dataclass(frozen=True)
-class RenderOptions:
+class RenderOptions(Record):
     """What the user asked for, as the renderers need it."""
 
     order: int = 0

@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import IO, Any
+
+from ..record import Record
 
 
 def format_value(value: Any, digits: int | None = None) -> str:
@@ -28,8 +29,7 @@ def format_number(x: float, digits: int | None = None) -> str:
     return fn(x, digits)
 
 
-@dataclass
-class Row:
+class Row(Record):
     """One derivative check, already as the numbers to show."""
 
     order: int
