@@ -68,6 +68,7 @@ sys.path.insert(0, str(REPO_SRC))
 
 import gradcli.core.functions as F  # noqa: E402
 from gradcli.core import Variable, higher_derivatives  # noqa: E402
+from gradcli.core import taylor as T  # noqa: E402
 from gradcli.core.taylor import taylor_derivatives  # noqa: E402
 
 FORMULAS = [
@@ -441,25 +442,47 @@ def arrays(args: argparse.Namespace, report: dict[str, Any]) -> list[str]:
     size = args.points
     xs = np.linspace(-2.0, 2.0, size)
     np_ns = {"exp": np.exp, "sin": np.sin, "log": np.log, "tanh": np.tanh}
+    threads = T.THREADS
     print(f"## Arrays: orders 0..3 over {size:,} points\n")
-    print("`numpy` is one evaluation of the formula with NumPy; `graph` builds gradcli's "
-          "graph (the value); `taylor` is `taylor_derivatives(y, x, 3)` on that graph.\n")
-    print("| formula | numpy | graph | taylor | taylor / numpy | (graph + taylor) / numpy |")
-    print("|---|---:|---:|---:|---:|---:|")
+    print("`numpy` is one evaluation of the formula with NumPy (the faster of two "
+          "timings, one before and one after gradcli's runs: NumPy's own time moves "
+          "with the allocator's state); `graph` builds gradcli's graph (the value); "
+          f"`taylor` is `taylor_derivatives(y, x, 3)` on that graph, with {threads} "
+          "thread(s) (`gradcli.core.taylor.THREADS`), and `1 thread` the same with one.\n")
+    print("| formula | numpy | graph | taylor | taylor / numpy | 1 thread / numpy "
+          "| (graph + taylor) / numpy |")
+    print("|---|---:|---:|---:|---:|---:|---:|")
+    codes = [CODES[text] for text in FORMULAS]
+
+    def numpy_times() -> list[float]:
+        return [best_time(lambda c=c: eval(c, np_ns, {"x": xs}), args.repeat_budget, 15)[0]
+                for c in codes]
+
     rows = []
     with np.errstate(all="ignore"):
-        for text in FORMULAS:
-            code = CODES[text]
-            t_np, _ = best_time(lambda c=code: eval(c, np_ns, {"x": xs}), args.repeat_budget, 15)
+        before = numpy_times()
+        timed = []
+        for code in codes:
             t_graph, _ = best_time(lambda c=code: eval(c, GRADCLI_NS, {"x": Variable(xs)}),
                                    args.repeat_budget, 15)
             x = Variable(xs)
             y = eval(code, GRADCLI_NS, {"x": x})
             t_tay, _ = best_time(lambda y=y, x=x: taylor_derivatives(y, x, 3),
                                  args.repeat_budget, 15)
-            rows.append({"formula": text, "numpy_s": t_np, "graph_s": t_graph, "taylor_s": t_tay})
-            print(f"| `{text}` | {fmt_time(t_np)} | {fmt_time(t_graph)} | {fmt_time(t_tay)} "
-                  f"| {t_tay / t_np:.2f} | {(t_graph + t_tay) / t_np:.2f} |")
+            T.THREADS = 1
+            try:
+                t_one, _ = best_time(lambda y=y, x=x: taylor_derivatives(y, x, 3),
+                                     args.repeat_budget, 15)
+            finally:
+                T.THREADS = threads
+            timed.append((t_graph, t_tay, t_one))
+        after = numpy_times()
+    for text, t_a, t_b, (t_graph, t_tay, t_one) in zip(FORMULAS, before, after, timed):
+        t_np = min(t_a, t_b)
+        rows.append({"formula": text, "numpy_s": t_np, "graph_s": t_graph, "taylor_s": t_tay,
+                     "taylor_1_thread_s": t_one, "threads": threads})
+        print(f"| `{text}` | {fmt_time(t_np)} | {fmt_time(t_graph)} | {fmt_time(t_tay)} "
+              f"| {t_tay / t_np:.2f} | {t_one / t_np:.2f} | {(t_graph + t_tay) / t_np:.2f} |")
     report["arrays"] = rows
     print()
     return []

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import functools
 import math
+import threading
 import warnings
 
 import mpmath
@@ -328,6 +329,57 @@ def test_floating_point_errors_name_the_function():
         d = taylor_derivatives(y, x, 3)
     assert np.isinf(float(d[1]))
     assert messages and all(m.startswith("log") for m in messages), messages
+
+
+def test_threads_give_the_same_blocks_as_one(monkeypatch):
+    monkeypatch.setattr(T, "CHUNK", 512)
+    monkeypatch.setattr(T, "CHUNK_MIN", 1024)
+    xs = np.linspace(0.1, 2.0, 5000)  # 10 blocks
+    build = FIVE["exp(sin(x))*log(1+x**2)"]
+    results = {}
+    for threads in (1, 2, 3):
+        monkeypatch.setattr(T, "THREADS", threads)
+        results[threads] = taylor(build, xs, 4)
+    for threads in (2, 3):
+        for got, want in zip(results[threads], results[1]):
+            np.testing.assert_array_equal(got, want)
+
+
+def test_floating_point_errors_in_other_threads_are_captured(monkeypatch):
+    monkeypatch.setattr(T, "CHUNK", 512)
+    monkeypatch.setattr(T, "CHUNK_MIN", 1024)
+    monkeypatch.setattr(T, "THREADS", 2)
+    xs = np.linspace(-1.0, 1.0, 4096)
+    xs[-1] = 0.0  # in the last block, which the second thread replays
+    x = Variable(xs)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # a RuntimeWarning leaking from a thread fails here
+        with capture_fp_errors() as messages:
+            y = F.log(x * x)
+            messages.clear()
+            d = taylor_derivatives(y, x, 2)
+    assert np.isinf(d[1][-1]) or np.isnan(d[1][-1])
+    assert messages and all(m.startswith(("log", "'*'", "derivative")) for m in messages), messages
+
+
+def test_an_error_in_another_thread_is_raised_in_the_caller(monkeypatch):
+    monkeypatch.setattr(T, "CHUNK", 512)
+    monkeypatch.setattr(T, "CHUNK_MIN", 1024)
+    monkeypatch.setattr(T, "THREADS", 2)
+    x = Variable(np.linspace(0.1, 2.0, 4096))
+    y = F.exp(x)
+    calls = []
+
+    def failing(*args):
+        calls.append(threading.current_thread())
+        if threading.current_thread() is not threading.main_thread():
+            raise MemoryError("boom")
+        return T.exp_rule(*args)
+
+    monkeypatch.setattr(type(y.creator), "taylor_rule", staticmethod(failing))
+    with pytest.raises(MemoryError, match="boom"):
+        taylor_derivatives(y, x, 3)
+    assert len(set(calls)) == 2
 
 
 def test_backprop_warns_before_its_graph_blows_up(monkeypatch):

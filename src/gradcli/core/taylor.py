@@ -40,6 +40,7 @@ product whatever the order.
 from __future__ import annotations
 
 import math
+import os
 import threading
 from collections.abc import Callable
 from typing import Any
@@ -179,13 +180,13 @@ def _sp_rows(A: Any, B: Any, k: int, j0: int, j1: int) -> Any:
     """sum_{j=j0..j1} A[j] * B[k-j] for lists of row arrays (one product per term)."""
     if j1 < j0:
         return 0.0
-    acc = A[j0] * B[k - j0]
+    acc = _binary(np.multiply, A[j0], B[k - j0])
     tmp = None
     for j in range(j0 + 1, j1 + 1):
         a, b = A[j], B[k - j]
         if _bshape(a.shape, b.shape) == acc.shape:
             if tmp is None:
-                tmp = get_array_module(acc).empty_like(acc)
+                tmp = _empty(acc.shape, acc.dtype, get_array_module(acc))
             get_array_module(acc).multiply(a, b, out=tmp)
             acc += tmp
         else:
@@ -311,7 +312,7 @@ class _Work:
         xp = self.xp
         xp.multiply(A[j0], B[k - j0], out=row)
         if j1 > j0:
-            tmp = xp.empty_like(row)
+            tmp = _empty(row.shape, row.dtype, xp)
             for j in range(j0 + 1, j1 + 1):
                 xp.multiply(A[j], B[k - j], out=tmp)
                 row += tmp
@@ -409,7 +410,10 @@ def _div_hi(a0: Any, A: Any, b0: Any, B: Any, q0: Any, n: int) -> Any:
     Br = w.rows(b0, B)
     Ar = None if A is None else w.rows(a0, A)
     da = 0 if A is None else A.shape[0]
-    r = w.s(1.0 / b0)
+    if A is None and a0.size == 1 and float(a0.reshape(())) == 1.0:
+        r = w.s(q0)  # 1 / b0 is the recorded value itself: no division
+    else:
+        r = w.s(1.0 / b0)
     rneg = -r
     Q = w.out(w.s(q0))
     sp = w.sp
@@ -981,15 +985,22 @@ def missing_rules() -> list[str]:
 # --- the replay ------------------------------------------------------------------------
 
 
-CHUNK = 15360
+CHUNK = 32768
 """Elements per block when a large elementwise expression is replayed block by
-block: a row of a block (120 KiB) stays under glibc's mmap threshold, so the
-temporaries NumPy allocates come from the heap instead of fresh pages."""
+block. A row of a block is 256 KiB, so a rule's few live rows stay within a
+core's L2 cache, while the Python work of a block (the same whatever its
+size) is paid 31 times per million elements. 15,360 and 65,536 measured no
+better."""
 
 CHUNK_MIN = 4 * CHUNK
 """Arrays at least this large (NumPy only) are replayed in blocks: each block's
 temporaries stay in cache and are reused, where whole-array temporaries would
 each cost a trip through memory (and page faults for every new buffer)."""
+
+THREADS = min(8, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity")
+              else os.cpu_count() or 1)
+"""Threads that replay blocks side by side (at most one per two blocks): the
+CPUs this process may use, up to 8. 1 replays every block in this thread."""
 
 
 def _path(y: Variable, x: Variable) -> list[Function]:
@@ -1174,6 +1185,10 @@ def _coefficients(y: Variable, x: Variable, order: int, scale: Any = None) -> An
     return (coef.astype(col.dtype) * col).astype(coef.dtype)
 
 
+def _threads(blocks: int) -> int:
+    return max(1, min(THREADS, blocks // 2))
+
+
 def _coefficients_blockwise(steps: list[_Step], x: Variable, y: Variable, n: int,
                             scale: Any, dtype: Any) -> Any:
     x0 = x.data
@@ -1188,30 +1203,69 @@ def _coefficients_blockwise(steps: list[_Step], x: Variable, y: Variable, n: int
     seed = np.ones((1, 1), dtype=_dtype(x0))
     coef = np.empty((n, size), dtype=dtype)
     col = None if scale is None else scale.reshape(n, 1)
-    fpe_op = "derivative"  # noqa: F841 - read by fpe.py: k! * c_k may overflow
-    arena = _Arena()
-    outer = getattr(_local, "arena", None)
-    _local.arena = arena
-    try:
-        for lo in range(0, size, CHUNK):
-            hi_ = min(lo + CHUNK, size)
-            data = dict(flat)
-            for k in whole:
-                data[k] = flat[k][lo:hi_]
-            arena.i = 0
-            h = _replay(steps, x, seed, n, data).get(id(y))
-            block = coef[:, lo:hi_]
-            d = 0 if h is None else min(h.shape[0], n)
-            if d:
-                if col is None:
-                    block[:d] = h[:d]
-                else:
-                    np.multiply(h[:d], col[:d], out=block[:d])
-            if d < n:
-                block[d:] = 0
-    finally:
-        _local.arena = outer
+    starts = range(0, size, CHUNK)
+
+    def run(mine: range) -> None:
+        fpe_op = "derivative"  # noqa: F841 - read by fpe.py: k! * c_k may overflow
+        arena = _Arena()
+        outer = getattr(_local, "arena", None)
+        _local.arena = arena
+        try:
+            for lo in mine:
+                hi_ = min(lo + CHUNK, size)
+                data = dict(flat)
+                for k in whole:
+                    data[k] = flat[k][lo:hi_]
+                arena.i = 0
+                h = _replay(steps, x, seed, n, data).get(id(y))
+                block = coef[:, lo:hi_]
+                d = 0 if h is None else min(h.shape[0], n)
+                if d:
+                    if col is None:
+                        block[:d] = h[:d]
+                    else:
+                        np.multiply(h[:d], col[:d], out=block[:d])
+                if d < n:
+                    block[d:] = 0
+        finally:
+            _local.arena = outer
+
+    threads = _threads(len(starts))
+    if threads == 1:
+        run(starts)
+    else:
+        _run_threads(run, [starts[i::threads] for i in range(threads)])
     return coef.reshape((n,) + x0.shape)
+
+
+def _run_threads(run: Callable[[range], None], parts: list[range]) -> None:
+    """run(part) for each part, one thread each (this one runs the first).
+
+    NumPy's ufuncs release the GIL, so the blocks' arithmetic runs in
+    parallel. The other threads get this thread's floating-point error
+    settings (fpe.capture_fp_errors is active here when the session calls),
+    and the first exception any of them raises is raised here.
+    """
+    errors: list[BaseException] = []
+    settings, call = np.geterr(), np.geterrcall()
+
+    def worker(part: range) -> None:
+        try:
+            with np.errstate(call=call, **settings):
+                run(part)
+        except BaseException as exc:  # noqa: BLE001 - handed to the calling thread
+            errors.append(exc)
+
+    others = [threading.Thread(target=worker, args=(part,), daemon=True) for part in parts[1:]]
+    for thread in others:
+        thread.start()
+    try:
+        run(parts[0])
+    finally:
+        for thread in others:
+            thread.join()
+    if errors:
+        raise errors[0]
 
 
 def taylor_coefficients(y: Variable, x: Variable, order: int) -> list[Any] | None:
