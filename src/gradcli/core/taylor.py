@@ -410,7 +410,7 @@ def _div_hi(a0: Any, A: Any, b0: Any, B: Any, q0: Any, n: int) -> Any:
     Br = w.rows(b0, B)
     Ar = None if A is None else w.rows(a0, A)
     da = 0 if A is None else A.shape[0]
-    if A is None and a0.size == 1 and float(a0.reshape(())) == 1.0:
+    if A is None and a0 is not None and a0.size == 1 and float(a0.reshape(())) == 1.0:
         r = w.s(q0)  # 1 / b0 is the recorded value itself: no division
     else:
         r = w.s(1.0 / b0)
