@@ -7,9 +7,11 @@ Runs, side by side and interleaved (so machine load hits both alike):
     A  python -c "import numpy"
     B  gradcli eval "x**4 - 2*x**2" --at x=2 --order 2 --format json
 
-each --runs times after one warm-up (which fills the OS file cache and
-writes .pyc files, even under PYTHONDONTWRITEBYTECODE; "cold" here means a
-fresh interpreter, as a shell script gets), and prints the
+each --runs times after one warm-up (which fills the OS file cache, writes
+.pyc files, even under PYTHONDONTWRITEBYTECODE, and on a machine's first
+gradcli run writes the generated parser to the user cache: see
+gradcli.lang.grammar; "cold" here means a fresh interpreter, as a shell
+script gets), and prints the
 median and minimum wall times and the ratio B/A. The target is a ratio of at
 most 1.5. Then it runs B once under `python -X importtime` and prints the
 costliest imports (cumulative microseconds of top-level imports, and
