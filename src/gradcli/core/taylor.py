@@ -1185,10 +1185,6 @@ def _coefficients(y: Variable, x: Variable, order: int, scale: Any = None) -> An
     return (coef.astype(col.dtype) * col).astype(coef.dtype)
 
 
-def _threads(blocks: int) -> int:
-    return max(1, min(THREADS, blocks // 2))
-
-
 def _coefficients_blockwise(steps: list[_Step], x: Variable, y: Variable, n: int,
                             scale: Any, dtype: Any) -> Any:
     x0 = x.data
@@ -1230,7 +1226,7 @@ def _coefficients_blockwise(steps: list[_Step], x: Variable, y: Variable, n: int
         finally:
             _local.arena = outer
 
-    threads = _threads(len(starts))
+    threads = max(1, min(THREADS, len(starts) // 2))
     if threads == 1:
         run(starts)
     else:
