@@ -253,6 +253,36 @@ def test_powers_and_quotients_match_backprop(name):
         assert_orders_close(taylor(build, xs, 6), backprop(build, xs, 6), 1e-9, name)
 
 
+# Arrays take their own code paths (rows updated in place, scratch rows from the
+# block arena); one element takes Python floats. Each formula reaches a row path:
+# linear inputs with a slope other than 1, constant and series numerators,
+# denominators with fewer rows than the order.
+ROW_PATHS = {
+    "tanh(1.5*x-0.2)": lambda x: F.tanh(1.5 * x - 0.2),
+    "sigmoid(-0.7*x)": lambda x: F.sigmoid(-0.7 * x),
+    "tan(0.4*x)": lambda x: F.tan(0.4 * x),
+    "tanh(x*x)": lambda x: F.tanh(x * x),
+    "1/(1+exp(-x))": lambda x: 1 / (1 + F.exp(-x)),
+    "2/(3+x)": lambda x: 2 / (3 + x),
+    "sin(x)/(2+cos(x))": lambda x: F.sin(x) / (2 + F.cos(x)),
+    "(x**3+1)/(2+exp(x))": lambda x: (x**3 + 1) / (2 + F.exp(x)),
+    "atan(2*x)": lambda x: F.atan(2 * x),
+    "log(1+x*x)": lambda x: F.log(1 + x * x),
+    "log2(2+sin(x))": lambda x: F.log2(2 + F.sin(x)),
+    "exp(sin(x))": lambda x: F.exp(F.sin(x)),
+}
+
+
+@pytest.mark.parametrize("name", list(ROW_PATHS))
+def test_array_row_paths_match_one_element_at_a_time(name):
+    build = ROW_PATHS[name]
+    xs = np.linspace(-1.3, 1.1, 7)
+    arr = taylor(build, xs, 12)
+    for i in (0, 3, 6):
+        assert_orders_close([v[i] for v in arr], taylor(build, xs[i], 12), 1e-12,
+                            f"{name} at x={xs[i]}")
+
+
 def test_array_x_broadcast_against_a_constant_sums_like_backprop():
     def build(x):
         return F.sin(x * np.array([[1.0], [2.0]]))

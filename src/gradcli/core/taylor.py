@@ -287,7 +287,9 @@ class _Work:
             return [R[j] * j for j in range(len(R))]
         if self.vec:
             return R * self.xp.arange(len(R), dtype=self.dtype)
-        return [None, R[1]] + [R[j] * float(j) for j in range(2, d + 1)]
+        xp = self.xp
+        return [None, R[1]] + [xp.multiply(R[j], float(j), out=_empty(R[j].shape, self.dtype, xp))
+                               for j in range(2, d + 1)]
 
     def out(self, c0: Any) -> Any:
         """Rows to fill: [c0, ?, ..., ?]."""
@@ -333,13 +335,31 @@ class _Work:
         return Y.backing
 
 
-def _geom(q: Any, weights: Any, dtype: Any) -> Any:
-    """Rows prod_{i<=k} q * w_i for k = 1..n: q**k / k! and the like, in one cumprod."""
+def _geom(q: Any, weights: Any, dtype: Any, signs: Any = None) -> Any:
+    """Rows prod_{i<=k} q * w_i for k = 1..n: q**k / k! and the like, in one cumprod
+    (times ``signs[k-1]`` when given).
+
+    For one q and a list of weights (a linear input's one slope, every block
+    of a blockwise replay) the rows are a column of Python floats: a cumprod
+    call costs more than the whole loop.
+    """
     xp = get_array_module(q)
+    if q.size == 1 and type(weights) is list:
+        u, p, vals = float(q.reshape(())), 1.0, []
+        for wk in weights:
+            p *= u * wk
+            vals.append(p)
+        if all(v - v == 0.0 for v in vals):  # else NumPy's cumprod reports the overflow
+            if signs is not None:
+                vals = [v * sg for v, sg in zip(vals, signs)]
+            return _col(vals, q.ndim, xp, dtype)
     w = xp.asarray(weights, dtype=dtype)
     if w.ndim == 1:
         w = w.reshape(w.shape + (1,) * q.ndim)
-    return xp.cumprod(q[None] * w, axis=0)
+    rows = xp.cumprod(q[None] * w, axis=0)
+    if signs is not None:
+        rows = rows * _col(signs, q.ndim, xp, dtype)
+    return rows
 
 
 def _recips(n: int) -> list[float]:
@@ -406,11 +426,13 @@ def _div_hi(a0: Any, A: Any, b0: Any, B: Any, q0: Any, n: int) -> Any:
     if B is None:
         return _binary(np.divide, A, b0)
     w = _Work(q0, n)
+    if not w.vec:
+        return _div_rows(w, a0, A, b0, B, q0)
     db = B.shape[0]
     Br = w.rows(b0, B)
     Ar = None if A is None else w.rows(a0, A)
     da = 0 if A is None else A.shape[0]
-    if A is None and a0 is not None and a0.size == 1 and float(a0.reshape(())) == 1.0:
+    if _is_one(A, a0):
         r = w.s(q0)  # 1 / b0 is the recorded value itself: no division
     else:
         r = w.s(1.0 / b0)
@@ -422,6 +444,40 @@ def _div_hi(a0: Any, A: Any, b0: Any, B: Any, q0: Any, n: int) -> Any:
             w.put(Q, k, Ar[k] - sp(Br, Q, k, 1, min(k, db)), r)
         else:
             w.spput(Q, k, Br, Q, 1, min(k, db), rneg)
+    return w.result(Q)
+
+
+def _is_one(A: Any, a0: Any) -> bool:
+    """Whether the numerator is the constant 1 (then q0 = 1 / b0)."""
+    return A is None and a0 is not None and a0.size == 1 and float(a0.reshape(())) == 1.0
+
+
+def _div_rows(w: _Work, a0: Any, A: Any, b0: Any, B: Any, q0: Any) -> Any:
+    """_div_hi for an array: q_k = -(sum_{j=1..k} b_j q_{k-j} - a_k) / b0.
+
+    Every row comes from the block arena. Scaling each sum by -1 / b0 costs a
+    pass per order, but scaling b's rows once instead measured slower: three
+    more rows no longer fit in the cache.
+    """
+    xp, n, shape, dtype = w.xp, w.n, w.shape, w.dtype
+    m = _empty(shape, dtype, xp)  # -1 / b0
+    if _is_one(A, a0):
+        xp.negative(q0, out=m)  # 1 / b0 is the recorded value itself: no division
+    else:
+        xp.divide(-1.0, b0, out=m)
+    db = min(B.shape[0], n)
+    da = 0 if A is None else min(A.shape[0], n)
+    Q = w.out(q0)
+    tmp = _empty(shape, dtype, xp) if db > 1 and n > 1 else None
+    for k in range(1, n + 1):
+        row = Q[k]
+        xp.multiply(B[0], Q[k - 1], out=row)
+        for j in range(2, min(k, db) + 1):
+            xp.multiply(B[j - 1], Q[k - j], out=tmp)
+            row += tmp
+        if k <= da:
+            row -= A[k - 1]
+        row *= m
     return w.result(Q)
 
 
@@ -588,6 +644,8 @@ def log_rule(u0: Any, U: Any, y0: Any, n: int, scale: float = 1.0) -> Any:
             xp.multiply(P[k - 1 : k], q, out=P[k : k + 1])
         return xp.multiply(P, _col(coefs, q.ndim, xp, dtype), out=P)
     w = _Work(y0, n)
+    if not w.vec:
+        return _log_rows(w, u0, U, d, scale)
     Ur = w.rows(u0, U)
     Ut = w.weighted(Ur, d)
     r = w.s(1.0 / u0)
@@ -599,6 +657,38 @@ def log_rule(u0: Any, U: Any, y0: Any, n: int, scale: float = 1.0) -> Any:
     out = w.result(Yt)
     out *= _col([scale / k for k in range(1, n + 1)], y0.ndim, xp, dtype)
     return out
+
+
+def _log_rows(w: _Work, u0: Any, U: Any, d: int, scale: float) -> Any:
+    """log_rule for an array, in place in its rows (k y_k until the last step)."""
+    xp, n, shape, dtype = w.xp, w.n, w.shape, w.dtype
+    r = xp.divide(1.0, u0, out=_empty(shape, dtype, xp))
+    mr = xp.negative(r, out=_empty(shape, dtype, xp)) if n > d else None
+    Yt = w.out(u0)
+    tmp = _empty(shape, dtype, xp) if n > 1 else None
+    for k in range(1, n + 1):
+        row = Yt[k]
+        pairs = range(max(1, k - d), k)  # sum_j (j y_j) u_{k-j}
+        if k == 1:
+            xp.multiply(U[0], r, out=row)
+        elif k <= d:
+            xp.multiply(U[k - 1], float(k), out=row)
+            for j in pairs:
+                xp.multiply(Yt[j], U[k - j - 1], out=tmp)
+                row -= tmp
+            row *= r
+        else:
+            for j in pairs:
+                if j == pairs[0]:
+                    xp.multiply(Yt[j], U[k - j - 1], out=row)
+                else:
+                    xp.multiply(Yt[j], U[k - j - 1], out=tmp)
+                    row += tmp
+            row *= mr
+    for k in range(1, n + 1):
+        if scale / k != 1.0:
+            Yt[k] *= scale / k
+    return w.result(Yt)
 
 
 def log2_rule(u0: Any, U: Any, y0: Any, n: int) -> Any:
@@ -630,8 +720,7 @@ def _sincos(u0: Any, U: Any, y0: Any, n: int, p0: Any, signs: list[float],
                 p = p * u1 / k
                 vals.append(base[k % 2] * signs[k % 4] * p)
             return _py_rows(vals, y0)
-        P = _geom(U[0], _recips(n), dtype)
-        P = P * _col([signs[k % 4] for k in range(1, n + 1)], P.ndim - 1, xp, dtype)
+        P = _geom(U[0], _recips(n), dtype, [signs[k % 4] for k in range(1, n + 1)])
         out = _empty((n,) + y0.shape, dtype, xp)
         xp.multiply(p0, P[0::2], out=out[0::2])
         xp.multiply(y0, P[1::2], out=out[1::2])
@@ -668,36 +757,36 @@ def cosh_rule(u0: Any, U: Any, y0: Any, n: int) -> Any:
     return _sincos(u0, U, y0, n, sinh0, [1.0, 1.0, 1.0, 1.0], 1.0, 1.0)
 
 
-def _riccati(u0: Any, U: Any, y0: Any, n: int, g0: Any, beta: float, gamma: float) -> Any:
-    """y' = g u' with g = alpha + beta y + gamma y**2 (tan, tanh, sigmoid).
+def _riccati(u0: Any, U: Any, y0: Any, n: int, g: Callable[[Any, Any], Any],
+             beta: float, gamma: float) -> Any:
+    """y' = g(y) u' with g(y) = alpha + beta y + gamma y**2 (tan, tanh, sigmoid).
 
-    ``g0`` is g at order 0, written as backprop writes it.
+    ``g(y0, out)`` writes g at order 0 into ``out`` (None: a new array), in the
+    operations backprop uses, so that order 1 is backprop's to the last bit.
+    The recurrence is (k+1) y_{k+1} = sum_j j u_j g_{k+1-j}, with g's
+    coefficients g_k = beta y_k + gamma sum_{i=0..k} y_i y_{k-i}.
     """
     d = U.shape[0]
     w = _Work(y0, n)
+    if d == 1 and U.size == 1 and not w.vec:
+        return _riccati_linear_rows(w, y0, float(U.reshape(())), g, beta, gamma)
     Y = w.out(w.s(y0))
     sp = w.sp
     vec = w.vec
+    g0 = w.s(g(y0, None if vec else _empty(w.shape, w.dtype, w.xp)))
     if d == 1 and U.size == 1:
         # a linear input with one slope: y_{k+1} = u1 g_k / (k+1), g never stored
         u1 = float(U.reshape(()))
-        w.put(Y, 1, w.s(g0), u1)
+        w.put(Y, 1, g0, u1)
         for k in range(1, n):
-            if vec:
-                sq = sp(Y, Y, k, 0, k)
-            else:
-                sq = sp(Y, Y, k, 0, (k - 1) // 2)
-                if k % 2 == 0:
-                    sq += (Y[k // 2] * 0.5) * Y[k // 2]
+            sq = sp(Y, Y, k, 0, k)
             if not beta:
-                w.put(Y, k + 1, sq, (2.0 if not vec else 1.0) * gamma * u1 / (k + 1))
+                w.put(Y, k + 1, sq, gamma * u1 / (k + 1))
             else:  # beta = 1, gamma = -1 (sigmoid)
-                if not vec:
-                    sq += sq
                 w.put(Y, k + 1, Y[k] - sq, u1 / (k + 1))
         return w.result(Y)
     Ut = w.weighted(w.rows(u0, U), d)
-    G = w.out(w.s(g0))
+    G = w.out(g0)
     for k in range(1, n + 1):
         w.spput(Y, k, Ut, G, 1, min(k, d), 1.0 / k)
         if k == n:
@@ -719,17 +808,93 @@ def _riccati(u0: Any, U: Any, y0: Any, n: int, g0: Any, beta: float, gamma: floa
     return w.result(Y)
 
 
+def _riccati_linear_rows(w: _Work, y0: Any, u1: float, g: Callable[[Any, Any], Any],
+                         beta: float, gamma: float) -> Any:
+    """_riccati for an array and a linear input u0 + u1 t, in place in its rows.
+
+    With v = u1 (beta + 2 gamma y0), (k+1) y_{k+1} = v y_k + u1 gamma
+    sum_{i=1..k-1} y_i y_{k-i}: v is one array for every order, and the sum,
+    by symmetry, needs a product per pair. Every row and the scratch row come
+    from the block arena, so a blockwise replay allocates nothing.
+    """
+    xp = w.xp
+    n = w.n
+    Y = w.out(y0)
+    g(y0, Y[1])
+    if u1 != 1.0:
+        Y[1] *= u1
+    if n == 1:
+        return w.result(Y)
+    v = _empty(w.shape, w.dtype, xp)
+    xp.multiply(y0, 2.0 * gamma * u1, out=v)
+    if beta:
+        v += beta * u1
+    tmp = _empty(w.shape, w.dtype, xp) if n > 2 else None
+    tmp2 = _empty(w.shape, w.dtype, xp) if n > 5 else None
+    c = gamma * u1
+    for k in range(1, n):
+        row = Y[k + 1]
+        xp.multiply(v, Y[k], out=row)
+        half = (k - 1) // 2  # the pairs (i, k-i) with 1 <= i < k-i, each counted twice
+        if half:
+            xp.multiply(Y[1], Y[k - 1], out=tmp)
+            for i in range(2, half + 1):
+                xp.multiply(Y[i], Y[k - i], out=tmp2)
+                tmp += tmp2
+            _add_scaled(row, tmp, 2.0 * c)
+        if k > 1 and k % 2 == 0:
+            xp.multiply(Y[k // 2], Y[k // 2], out=tmp)
+            _add_scaled(row, tmp, c)
+        row *= 1.0 / (k + 1)
+    return w.result(Y)
+
+
+def _add_scaled(row: Any, t: Any, c: float) -> None:
+    """row += c * t in place (t is scratch and may be scaled)."""
+    if c == 1.0:
+        row += t
+    elif c == -1.0:
+        row -= t
+    else:
+        t *= c
+        row += t
+
+
+def _g_tan(y: Any, out: Any) -> Any:
+    if out is None:
+        return 1 + y * y
+    xp = get_array_module(y)
+    xp.multiply(y, y, out=out)
+    return xp.add(1.0, out, out=out)
+
+
+def _g_tanh(y: Any, out: Any) -> Any:
+    if out is None:
+        return 1 - y * y
+    xp = get_array_module(y)
+    xp.multiply(y, y, out=out)
+    return xp.subtract(1.0, out, out=out)
+
+
+def _g_sigmoid(y: Any, out: Any) -> Any:
+    if out is None:
+        return y * (1 - y)
+    xp = get_array_module(y)
+    xp.subtract(1.0, y, out=out)
+    return xp.multiply(y, out, out=out)
+
+
 def tan_rule(u0: Any, U: Any, y0: Any, n: int) -> Any:
-    return _riccati(u0, U, y0, n, 1 + y0 * y0, 0.0, 1.0)
+    return _riccati(u0, U, y0, n, _g_tan, 0.0, 1.0)
 
 
 def tanh_rule(u0: Any, U: Any, y0: Any, n: int) -> Any:
-    return _riccati(u0, U, y0, n, 1 - y0 * y0, 0.0, -1.0)
+    return _riccati(u0, U, y0, n, _g_tanh, 0.0, -1.0)
 
 
 def sigmoid_rule(u0: Any, U: Any, y0: Any, n: int) -> Any:
     # sigmoid(u) = (1 + tanh(u/2)) / 2 satisfies y' = y (1 - y) u', tanh's Riccati form
-    return _riccati(u0, U, y0, n, y0 * (1 - y0), 1.0, -1.0)
+    return _riccati(u0, U, y0, n, _g_sigmoid, 1.0, -1.0)
 
 
 def _integral(u0: Any, U: Any, y0: Any, n: int, alpha: float, gamma: float,
@@ -1033,16 +1198,40 @@ def _path(y: Variable, x: Variable) -> list[Function]:
     return path
 
 
-# A step of the replay: the Function, its structural rule or its registry rule,
-# whether its inputs' rows are lifted to the output's ndim (elementwise ops),
-# its inputs and its output Variable.
-_Step = tuple[Function, Any, Any, bool, list[Variable], Variable]
+class _Plan:
+    """The steps that carry x's series to y, over numbered slots.
+
+    ``variables[i]`` is the Variable in slot i (x is slot 0); a step is
+    ``(label, f, rule, erule, lift, ins, at)``: the operation's name for fpe.py,
+    the Function, its structural rule or its registry rule, whether its inputs'
+    rows are lifted to the output's ndim (elementwise operations), its inputs'
+    slots and its output's slot. Slots make a replay list lookups, which a
+    blockwise replay repeats for every block.
+    """
+
+    __slots__ = ("variables", "steps", "y_at", "_at")
+
+    def __init__(self, x: Variable) -> None:
+        self.variables: list[Variable] = [x]
+        self.steps: list[tuple[str, Function, Any, Any, bool, tuple[int, ...], int]] = []
+        self.y_at = 0
+        self._at = {id(x): 0}
+
+    def at(self, v: Variable) -> int:
+        i = self._at.get(id(v))
+        if i is None:
+            i = self._at[id(v)] = len(self.variables)
+            self.variables.append(v)
+        return i
+
+    def data(self) -> list[Any]:
+        return [v.data for v in self.variables]
 
 
-def _plan(y: Variable, x: Variable) -> list[_Step] | None:
-    """The steps that carry x's series to y, or None when one has no rule."""
+def _plan(y: Variable, x: Variable) -> _Plan | None:
+    """The replay's plan from x to y, or None when a step has no rule."""
     scalar_x = x.data.size == 1
-    steps: list[_Step] = []
+    plan = _Plan(x)
     for f in _path(y, x):
         cls = type(f)
         rule = STRUCTURAL_RULES.get(cls)
@@ -1063,8 +1252,11 @@ def _plan(y: Variable, x: Variable) -> list[_Step] | None:
             continue
         if out.data.dtype.kind != "f":
             return None
-        steps.append((f, rule, erule, lift, f.inputs, out))
-    return steps
+        ins = tuple(plan.at(v) for v in f.inputs)
+        plan.steps.append((_LABELS.get(cls) or _label(f), f, rule, erule, lift, ins,
+                           plan.at(out)))
+    plan.y_at = plan.at(y)
+    return plan
 
 
 _LABELS: dict[type, str] = {}
@@ -1075,28 +1267,24 @@ def _label(f: Function) -> str:
     return label
 
 
-def _replay(steps: list[_Step], x: Variable, seed: Any, n: int,
-            data: dict[int, Any] | None = None) -> dict[int, Any]:
-    """Run the rules; returns id(Variable) -> higher coefficients (absent: constant).
-
-    ``data`` replaces Variables' recorded values (one block of them) when given.
-    """
-    vals: dict[int, Any] = {id(x): seed}
-    for f, rule, erule, lift, inputs, out in steps:
-        y0 = out.data if data is None else data[id(out)]
-        fpe_op = _LABELS.get(type(f)) or _label(f)  # noqa: F841 - read by fpe.py
+def _replay(plan: _Plan, data: list[Any], seed: Any, n: int) -> Any:
+    """Run the rules on the values ``data`` (by slot: the recorded values, or one
+    block of them); returns y's higher coefficients (None: y is constant)."""
+    vals: list[Any] = [None] * len(data)
+    vals[0] = seed
+    for fpe_op, f, rule, erule, lift, ins_at, at in plan.steps:  # noqa: B007 - fpe.py reads fpe_op
+        y0 = data[at]
         ins = []
         live = False
-        for v in inputs:
-            c0 = v.data if data is None else data[id(v)]
-            h = vals.get(id(v))
+        for i in ins_at:
+            h = vals[i]
             if h is not None and h.shape[0]:
                 live = True
                 if lift and h.ndim - 1 < y0.ndim:
                     h = _lift(h, y0.ndim)
-                ins.append((c0, h))
+                ins.append((data[i], h))
             else:
-                ins.append((c0, None))
+                ins.append((data[i], None))
         if not live:
             hi = _zero_rows(y0)
         else:
@@ -1108,23 +1296,24 @@ def _replay(steps: list[_Step], x: Variable, seed: Any, n: int,
                     hi = erule(ins[0][0], ins[0][1], y0, n) if erule else rule(f, ins, y0, n)
                 finally:
                     _local.nopy = False
-        vals[id(out)] = hi
-    return vals
+        vals[at] = hi
+    return vals[plan.y_at]
 
 
-def _blockwise(steps: list[_Step], x: Variable) -> bool:
+def _blockwise(plan: _Plan) -> bool:
     """Whether the replay can run block by block: NumPy, large, elementwise, every
     node of x's shape and every constant either one number or of x's shape."""
-    x0 = x.data
+    x0 = plan.variables[0].data
     if type(x0) is not np.ndarray or x0.size < CHUNK_MIN:
         return False
     shape = x0.shape
-    made = {id(x)} | {id(st[5]) for st in steps}
-    for _f, _rule, _erule, lift, inputs, out in steps:
-        if not lift or out.data.shape != shape:
+    made = {at for *_, at in plan.steps}
+    for *_, lift, ins, at in plan.steps:
+        if not lift or plan.variables[at].data.shape != shape:
             return False
-        for v in inputs:
-            if id(v) not in made and v.data.size != 1 and v.data.shape != shape:
+        for i in ins:
+            a = plan.variables[i].data
+            if i and i not in made and a.size != 1 and a.shape != shape:
                 return False
     return True
 
@@ -1141,15 +1330,15 @@ def _coefficients(y: Variable, x: Variable, order: int, scale: Any = None) -> An
     xp = get_array_module(x0)
     dtype = _dtype(x0)
     n = order
-    steps = _plan(y, x)
-    if steps is None:
+    plan = _plan(y, x)
+    if plan is None:
         return None
     seed = xp.ones((1,) + (1,) * x0.ndim, dtype=dtype)
     y0 = y.data
     rdtype = np.result_type(_dtype(y0), dtype)
-    if n and steps and _blockwise(steps, x):
-        return _coefficients_blockwise(steps, x, y, n, scale, rdtype)
-    hi = _replay(steps, x, seed, n).get(id(y))
+    if n and plan.steps and _blockwise(plan):
+        return _coefficients_blockwise(plan, n, scale, rdtype)
+    hi = _replay(plan, plan.data(), seed, n)
     shape = y0.shape
     if hi is None or hi.shape[0] == 0:
         return xp.zeros((n,) + x0.shape, dtype=rdtype)
@@ -1185,17 +1374,12 @@ def _coefficients(y: Variable, x: Variable, order: int, scale: Any = None) -> An
     return (coef.astype(col.dtype) * col).astype(coef.dtype)
 
 
-def _coefficients_blockwise(steps: list[_Step], x: Variable, y: Variable, n: int,
-                            scale: Any, dtype: Any) -> Any:
-    x0 = x.data
+def _coefficients_blockwise(plan: _Plan, n: int, scale: Any, dtype: Any) -> Any:
+    x0 = plan.variables[0].data
     size = x0.size
-    flat: dict[int, Any] = {}
-    for _f, _rule, _erule, _lift_rows, inputs, out in steps:
-        for v in (*inputs, out):
-            if id(v) not in flat:
-                a = v.data
-                flat[id(v)] = a.reshape(()) if a.size == 1 and size != 1 else np.ravel(a)
-    whole = [k for k, a in flat.items() if a.ndim]
+    # every value flat, one-element constants as 0-d arrays that broadcast
+    flat = [a.reshape(()) if a.size == 1 else np.ravel(a) for a in plan.data()]
+    whole = [i for i, a in enumerate(flat) if a.ndim]
     seed = np.ones((1, 1), dtype=_dtype(x0))
     coef = np.empty((n, size), dtype=dtype)
     col = None if scale is None else scale.reshape(n, 1)
@@ -1209,11 +1393,11 @@ def _coefficients_blockwise(steps: list[_Step], x: Variable, y: Variable, n: int
         try:
             for lo in mine:
                 hi_ = min(lo + CHUNK, size)
-                data = dict(flat)
-                for k in whole:
-                    data[k] = flat[k][lo:hi_]
+                data = flat.copy()
+                for i in whole:
+                    data[i] = flat[i][lo:hi_]
                 arena.i = 0
-                h = _replay(steps, x, seed, n, data).get(id(y))
+                h = _replay(plan, data, seed, n)
                 block = coef[:, lo:hi_]
                 d = 0 if h is None else min(h.shape[0], n)
                 if d:
