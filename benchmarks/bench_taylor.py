@@ -51,6 +51,7 @@ from __future__ import annotations
 import argparse
 import gc
 import json
+import math
 import os
 import platform
 import statistics
@@ -438,51 +439,71 @@ def accuracy(args: argparse.Namespace, report: dict[str, Any]) -> list[str]:
 # --------------------------------------------------------------------------------
 
 
+def interleaved(fns: list[Callable[[], Any]], rounds: int) -> list[float]:
+    """The best time of each of fns, run in turn, ``rounds`` times (after a warm-up
+    round, garbage collector off): a slow spell of a shared machine then slows
+    every method's round alike, not one method's whole series."""
+    for fn in fns:
+        fn()
+    best = [math.inf] * len(fns)
+    gc.collect()
+    gc.disable()
+    try:
+        for _ in range(rounds):
+            for i, fn in enumerate(fns):
+                t0 = time.perf_counter()
+                fn()
+                best[i] = min(best[i], time.perf_counter() - t0)
+    finally:
+        gc.enable()
+    return best
+
+
 def arrays(args: argparse.Namespace, report: dict[str, Any]) -> list[str]:
     size = args.points
     xs = np.linspace(-2.0, 2.0, size)
     np_ns = {"exp": np.exp, "sin": np.sin, "log": np.log, "tanh": np.tanh}
     threads = T.THREADS
+    rounds = 5 if args.quick else 15
     print(f"## Arrays: orders 0..3 over {size:,} points\n")
-    print("`numpy` is one evaluation of the formula with NumPy (the faster of two "
-          "timings, one before and one after gradcli's runs: NumPy's own time moves "
-          "with the allocator's state); `graph` builds gradcli's graph (the value); "
-          f"`taylor` is `taylor_derivatives(y, x, 3)` on that graph, with {threads} "
-          "thread(s) (`gradcli.core.taylor.THREADS`), and `1 thread` the same with one.\n")
+    print("`numpy` is one evaluation of the formula with NumPy (the faster of its time "
+          "in the rounds below and its time run after run, when NumPy reuses its freed "
+          "buffers); `graph` builds gradcli's "
+          "graph (order 0, the value); `taylor` is `taylor_derivatives(y, x, 3)` on that "
+          f"graph (orders 1..3), with {threads} thread(s) (`gradcli.core.taylor.THREADS`), "
+          "and `1 thread` the same with one. Each is the best of "
+          f"{rounds} rounds in which every method runs once, in turn.\n")
     print("| formula | numpy | graph | taylor | taylor / numpy | 1 thread / numpy "
           "| (graph + taylor) / numpy |")
     print("|---|---:|---:|---:|---:|---:|---:|")
-    codes = [CODES[text] for text in FORMULAS]
 
-    def numpy_times() -> list[float]:
-        return [best_time(lambda c=c: eval(c, np_ns, {"x": xs}), args.repeat_budget, 15)[0]
-                for c in codes]
+    def one_thread(y: Variable, x: Variable) -> None:
+        T.THREADS = 1
+        try:
+            taylor_derivatives(y, x, 3)
+        finally:
+            T.THREADS = threads
 
     rows = []
     with np.errstate(all="ignore"):
-        before = numpy_times()
-        timed = []
-        for code in codes:
-            t_graph, _ = best_time(lambda c=code: eval(c, GRADCLI_NS, {"x": Variable(xs)}),
-                                   args.repeat_budget, 15)
+        for text in FORMULAS:
+            code = CODES[text]
             x = Variable(xs)
             y = eval(code, GRADCLI_NS, {"x": x})
-            t_tay, _ = best_time(lambda y=y, x=x: taylor_derivatives(y, x, 3),
-                                 args.repeat_budget, 15)
-            T.THREADS = 1
-            try:
-                t_one, _ = best_time(lambda y=y, x=x: taylor_derivatives(y, x, 3),
-                                     args.repeat_budget, 15)
-            finally:
-                T.THREADS = threads
-            timed.append((t_graph, t_tay, t_one))
-        after = numpy_times()
-    for text, t_a, t_b, (t_graph, t_tay, t_one) in zip(FORMULAS, before, after, timed):
-        t_np = min(t_a, t_b)
-        rows.append({"formula": text, "numpy_s": t_np, "graph_s": t_graph, "taylor_s": t_tay,
-                     "taylor_1_thread_s": t_one, "threads": threads})
-        print(f"| `{text}` | {fmt_time(t_np)} | {fmt_time(t_graph)} | {fmt_time(t_tay)} "
-              f"| {t_tay / t_np:.2f} | {t_one / t_np:.2f} | {(t_graph + t_tay) / t_np:.2f} |")
+            t_np, t_graph, t_tay, t_one = interleaved([
+                lambda c=code: eval(c, np_ns, {"x": xs}),
+                lambda c=code: eval(c, GRADCLI_NS, {"x": Variable(xs)}),
+                lambda y=y, x=x: taylor_derivatives(y, x, 3),
+                lambda y=y, x=x: one_thread(y, x),
+            ], rounds)
+            # NumPy alone, run after run, reuses its freed buffers (no page faults):
+            # its best time, the lower of the two, is the baseline
+            t_np = min(t_np, best_time(lambda c=code: eval(c, np_ns, {"x": xs}),
+                                       args.repeat_budget, 15)[0])
+            rows.append({"formula": text, "numpy_s": t_np, "graph_s": t_graph,
+                         "taylor_s": t_tay, "taylor_1_thread_s": t_one, "threads": threads})
+            print(f"| `{text}` | {fmt_time(t_np)} | {fmt_time(t_graph)} | {fmt_time(t_tay)} "
+                  f"| {t_tay / t_np:.2f} | {t_one / t_np:.2f} | {(t_graph + t_tay) / t_np:.2f} |")
     report["arrays"] = rows
     print()
     return []
