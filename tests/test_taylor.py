@@ -186,6 +186,14 @@ def test_large_arrays_go_block_by_block_with_the_same_results(monkeypatch):
         assert_orders_close(blocked, whole, 1e-14, text)
         for i in (0, 511, 512, 2499):
             assert_orders_close([v[i] for v in blocked], taylor(build, xs[i], 4), 1e-12, text)
+        # coefficients (no k! scaling of the rows a last rule wrote in place)
+        x = Variable(xs)
+        y = build(x)
+        coefs = taylor_coefficients(y, x, 4)
+        derivs = taylor_derivatives(y, x, 4)
+        for k in range(5):
+            np.testing.assert_allclose(coefs[k] * math.factorial(k), derivs[k], rtol=1e-15,
+                                       err_msg=f"{text} order {k}")
 
 
 def test_scalar_x_and_array_y_sum_as_backprop_does():

@@ -147,6 +147,17 @@ def _empty(shape: tuple[int, ...], dtype: Any, xp: Any) -> Any:
     return arena.get(shape, dtype)
 
 
+def _rows_out(shape: tuple[int, ...], dtype: Any, xp: Any) -> Any:
+    """A new array for a rule's result rows: the caller's output block when one is
+    offered for this shape (the last step of a blockwise replay writes its rows
+    where they belong), else as _empty."""
+    target = getattr(_local, "target", None)
+    if target is not None and target.shape == shape and target.dtype == dtype:
+        _local.target = None
+        return target
+    return _empty(shape, dtype, xp)
+
+
 def _bshape(s1: tuple[int, ...], s2: tuple[int, ...]) -> tuple[int, ...]:
     """The broadcast of two shapes the forward pass already found compatible."""
     if s1 == s2:
@@ -299,7 +310,7 @@ class _Work:
             r = self.xp.empty(self.n + 1, dtype=self.dtype)
             r[:1] = c0.reshape(1) if hasattr(c0, "reshape") else c0
             return r
-        backing = _empty((self.n,) + self.shape, self.dtype, self.xp)
+        backing = _rows_out((self.n,) + self.shape, self.dtype, self.xp)
         rows = _RowList([c0])
         rows.extend(backing)
         rows.backing = backing
@@ -407,7 +418,7 @@ def _mul_hi(a0: Any, A: Any, b0: Any, B: Any, n: int, shape: tuple[int, ...]) ->
         bf[1:] = B.reshape(db)
         return xp.convolve(af, bf)[1 : m + 1].reshape((m,) + tuple(shape))
     # one row at a time, into the result and one scratch row: no stacked temporaries
-    out = _empty((m,) + tuple(shape), dtype, xp)
+    out = _rows_out((m,) + tuple(shape), dtype, xp)
     tmp = _empty(tuple(shape), dtype, xp)
     Ar = [a0, *A]
     Br = [b0, *B]
@@ -1267,13 +1278,19 @@ def _label(f: Function) -> str:
     return label
 
 
-def _replay(plan: _Plan, data: list[Any], seed: Any, n: int) -> Any:
+def _replay(plan: _Plan, data: list[Any], seed: Any, n: int, target: Any = None) -> Any:
     """Run the rules on the values ``data`` (by slot: the recorded values, or one
-    block of them); returns y's higher coefficients (None: y is constant)."""
+    block of them); returns y's higher coefficients (None: y is constant).
+
+    ``target``, when given, is offered to y's rule for its result rows (see
+    _rows_out): the returned array is then ``target`` itself."""
     vals: list[Any] = [None] * len(data)
     vals[0] = seed
+    y_at = plan.y_at
     for fpe_op, f, rule, erule, lift, ins_at, at in plan.steps:  # noqa: B007 - fpe.py reads fpe_op
         y0 = data[at]
+        if at == y_at:
+            _local.target = target
         ins = []
         live = False
         for i in ins_at:
@@ -1296,8 +1313,9 @@ def _replay(plan: _Plan, data: list[Any], seed: Any, n: int) -> Any:
                     hi = erule(ins[0][0], ins[0][1], y0, n) if erule else rule(f, ins, y0, n)
                 finally:
                     _local.nopy = False
+        _local.target = None
         vals[at] = hi
-    return vals[plan.y_at]
+    return vals[y_at]
 
 
 def _blockwise(plan: _Plan) -> bool:
@@ -1397,10 +1415,15 @@ def _coefficients_blockwise(plan: _Plan, n: int, scale: Any, dtype: Any) -> Any:
                 for i in whole:
                     data[i] = flat[i][lo:hi_]
                 arena.i = 0
-                h = _replay(plan, data, seed, n)
                 block = coef[:, lo:hi_]
+                h = _replay(plan, data, seed, n, block)
                 d = 0 if h is None else min(h.shape[0], n)
-                if d:
+                if h is block:  # y's rule wrote its rows in place: scale them there
+                    if col is not None:
+                        block[1:] *= col[1:]
+                        if col[0, 0] != 1.0:
+                            block[0] *= col[0, 0]
+                elif d:
                     if col is None:
                         block[:d] = h[:d]
                     else:
