@@ -339,6 +339,12 @@ def test_reshape_transpose_sum_errors() -> None:
         x[5]
     with pytest.raises(ShapeError, match="empty"):
         F.max(Variable(np.zeros((0,))))
+    with pytest.raises(ShapeError, match="mean of an empty array"):
+        F.mean(Variable(np.zeros((0,))))
+    with pytest.raises(ShapeError, match="mean of an empty array"):
+        F.mean(Variable(np.zeros((3, 0))), axis=1)
+    # an empty result is no error: nothing is averaged
+    assert F.mean(Variable(np.zeros((0, 3))), axis=1).shape == (0,)
 
 
 def test_size_limit() -> None:

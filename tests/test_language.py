@@ -123,6 +123,19 @@ def test_arrays_broadcast_and_index():
     assert float(value("A = [[1, 2], [3, 4]]; A[1, 0]")) == 3
 
 
+def test_the_empty_array():
+    assert value("[]").shape == (0,)
+    assert value("[] + 1").shape == (0,)
+    assert value("x = 1; sin(x * [])").shape == (0,)
+    res = last("x = 1; sin(x * [])", order=2)
+    assert res.error is None and [float(d) for d in res.derivatives] == [0.0, 0.0]  # of the sum
+    assert float(value("sum([])")) == 0
+    for name in ("max", "min", "mean"):
+        err = error(f"{name}([])")
+        assert err.kind == "math" and f"{name} of an empty array" in err.message
+        assert (err.line, err.column) == (1, 1)
+
+
 def test_matrix_product_and_builtins_over_arrays():
     np.testing.assert_array_equal(value("A = [[1, 2], [3, 4]]; A @ A"), [[7, 10], [15, 22]])
     np.testing.assert_array_equal(value("matmul([[1, 2], [3, 4]], [1, 1])"), [3, 7])

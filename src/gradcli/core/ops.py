@@ -760,4 +760,6 @@ def mean(x: Any, axis: Any = None, keepdims: bool = False) -> Variable:
     x = as_variable(x)
     y = sum(x, axis, keepdims)
     n = x.size // builtins.max(y.size, 1)
+    if n == 0 and y.size:  # as max and min; NumPy says nan with a RuntimeWarning
+        raise ShapeError("mean of an empty array")
     return y / n if n else y

@@ -270,7 +270,7 @@ class Evaluator:
     def _array(self, node: Array) -> Variable:
         items = [self.eval(item) for item in node.items]
         if not items:
-            return Constant(self.ctx.constant(0.0).data.reshape(0)[:0])
+            return Constant(self.ctx.constant(0.0).data.reshape(1)[:0])
         try:
             return _fold(lambda *xs: stack(list(xs)), *items)
         except GradcliError as err:
