@@ -420,6 +420,29 @@ def test_an_error_in_another_thread_is_raised_in_the_caller(monkeypatch):
     assert len(set(calls)) == 2
 
 
+def test_the_last_rule_writes_into_the_result_and_an_error_leaves_no_block_offered(monkeypatch):
+    monkeypatch.setattr(T, "CHUNK", 512)
+    monkeypatch.setattr(T, "CHUNK_MIN", 1024)
+    monkeypatch.setattr(T, "THREADS", 1)
+    x = Variable(np.linspace(0.1, 2.0, 2048))
+    y = F.tanh(x)
+    written = []
+
+    def recording(u0, U, y0, n):
+        rows = T.tanh_rule(u0, U, y0, n)
+        written.append(rows)
+        if len(written) == 2:
+            raise ArithmeticError("boom")
+        return rows
+
+    monkeypatch.setattr(type(y.creator), "taylor_rule", staticmethod(recording))
+    with pytest.raises(ArithmeticError, match="boom"):
+        taylor_derivatives(y, x, 3)
+    # the first block's rows were the result's own memory, not a copy
+    assert written[0].base is not None and written[0].shape == (3, 512)
+    assert getattr(T._local, "target", None) is None
+
+
 def test_backprop_warns_before_its_graph_blows_up(monkeypatch):
     monkeypatch.setattr(derivatives_module, "GRAPH_WARN_NODES", 300)
     x = Variable(np.array(0.7))

@@ -1289,8 +1289,6 @@ def _replay(plan: _Plan, data: list[Any], seed: Any, n: int, target: Any = None)
     y_at = plan.y_at
     for fpe_op, f, rule, erule, lift, ins_at, at in plan.steps:  # noqa: B007 - fpe.py reads fpe_op
         y0 = data[at]
-        if at == y_at:
-            _local.target = target
         ins = []
         live = False
         for i in ins_at:
@@ -1303,17 +1301,22 @@ def _replay(plan: _Plan, data: list[Any], seed: Any, n: int, target: Any = None)
             else:
                 ins.append((data[i], None))
         if not live:
-            hi = _zero_rows(y0)
-        else:
+            vals[at] = _zero_rows(y0)
+            continue
+        if at == y_at and target is not None:
+            _local.target = target
+        try:
+            hi = erule(ins[0][0], ins[0][1], y0, n) if erule else rule(f, ins, y0, n)
+        except _Redo:  # a non-finite number in Python floats: NumPy reports it
+            _local.nopy = True
             try:
                 hi = erule(ins[0][0], ins[0][1], y0, n) if erule else rule(f, ins, y0, n)
-            except _Redo:  # a non-finite number in Python floats: NumPy reports it
-                _local.nopy = True
-                try:
-                    hi = erule(ins[0][0], ins[0][1], y0, n) if erule else rule(f, ins, y0, n)
-                finally:
-                    _local.nopy = False
-        _local.target = None
+            finally:
+                _local.nopy = False
+        finally:
+            # never offered to a later rule, whatever happened: a stale block would
+            # be overwritten
+            _local.target = None
         vals[at] = hi
     return vals[y_at]
 
