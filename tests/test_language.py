@@ -323,6 +323,16 @@ def timed(text: str, **options):
     return res, time.perf_counter() - start
 
 
+def test_a_nested_derivative_stops_at_the_node_limit(monkeypatch):
+    import gradcli.lang.evaluate as evaluate_module
+
+    monkeypatch.setattr(evaluate_module, "BACKPROP_MAX_NODES", 2000)
+    err = error("x = 1; diff(diff(exp(sin(x))*log(1+x^2), x, 9), x)")
+    assert err.kind == "math" and "2,000 nodes" in err.message
+    assert err.column == 13  # the inner diff
+    assert float(value("x = 1; diff(diff(x^3, x, 2), x)")) == 6
+
+
 def test_deep_nesting_is_refused_quickly():
     res, seconds = timed("(" * 5000 + "1" + ")" * 5000)
     assert res.error is not None and res.error.kind == "parse"

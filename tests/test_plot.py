@@ -150,6 +150,13 @@ def test_graph_too_large_to_lay_out_is_refused_but_dot_is_written(tmp_path) -> N
     assert (tmp_path / "huge.dot").exists()
 
 
+def test_a_derivative_graph_stops_at_the_node_limit(session) -> None:
+    # order 12 of this formula is over a million nodes: it is refused at order 7
+    with pytest.raises(LimitError, match=r"order 12 stopped at order \d+.*20,000 nodes"):
+        session.graph("exp(sin(x))*log(1+x**2)", order=12)
+    assert session.graph("exp(sin(x))*log(1+x**2)", order=3).nodes < 20_000
+
+
 def test_unwritable_path_is_a_gradcli_error(session, tmp_path) -> None:
     with pytest.raises(GradcliError, match="cannot write"):
         write_graph(session.graph(EXPR), str(tmp_path / "no" / "such" / "dir" / "g.dot"))

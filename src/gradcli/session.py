@@ -31,6 +31,7 @@ from .errors import (
 )
 from .lang import ast
 from .lang.evaluate import (
+    BACKPROP_MAX_NODES,
     CONSTANTS,
     MAX_ORDER,
     SPECIAL_FORMS,
@@ -56,9 +57,9 @@ DTYPES = {"float64": np.float64, "float32": np.float32}
 MAX_CHECK_ELEMENTS = 1000
 ACCURATE_ORDER = 30
 """Orders up to this agree with 50-digit mpmath to 1e-6 on the benchmark formulas."""
-BACKPROP_MAX_NODES = 150_000
-"""Repeated backprop stops (LimitError) once its graphs add up to this many nodes
-(a few seconds here): its cost grows exponentially with the order."""
+PLOT_MAX_NODES = 20_000
+"""A derivative's graph is drawn up to this many nodes (all orders' graphs
+together): a larger picture is unreadable, and Graphviz takes minutes on it."""
 
 
 class EvalOptions(Record, mutable=True):
@@ -426,7 +427,7 @@ class Session:
             # The output is "y" unless the user has a variable of that name.
             y.name = y.name or ("out" if "y" in free_names(node) else "y")
             if x is not None:
-                y = nested_derivative(y, x, order)
+                y = nested_derivative(y, x, order, PLOT_MAX_NODES)
                 y.name = f"d{order}y" if order > 1 else "dy"
         self._warnings = fp_messages
         return GraphResult(get_dot_graph(y, verbose=verbose, values=verbose),

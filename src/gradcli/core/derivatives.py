@@ -43,7 +43,7 @@ GRAPH_WARN_NODES = 20_000
 """Repeated backprop warns (once) before it builds a graph larger than this."""
 
 
-def _graph_size(y: Variable, cap: int) -> int:
+def graph_size(y: Variable, cap: int) -> int:
     """Variables and Functions in y's graph, counting no further than just past ``cap``."""
     if y.creator is None:
         return 1
@@ -92,7 +92,7 @@ def higher_derivatives(
             out.extend(_zeros_like(x) for _ in range(order - k))
             break
         if max_nodes is not None and k > 0:
-            spent += _graph_size(current, max_nodes - spent)
+            spent += graph_size(current, max_nodes - spent)
             if spent > max_nodes:
                 raise LimitError(
                     f"repeated backprop to order {order} stopped at order {k}: its graphs "
@@ -100,7 +100,7 @@ def higher_derivatives(
                     "order in one pass (--method taylor, up to order 170)"
                 )
         if not warned and k > 0:
-            size = _graph_size(current, GRAPH_WARN_NODES)
+            size = graph_size(current, GRAPH_WARN_NODES)
             growth = size / previous if previous else 3.0
             expected = size * growth if k + 1 < order else size
             if expected > GRAPH_WARN_NODES:

@@ -17,6 +17,7 @@ from typing import Any, Protocol
 
 from ..core import functions as _functions  # noqa: F401 - fills the registry
 from ..core.backend import get_array_module
+from ..core.derivatives import graph_size
 from ..core.graph import Constant, Variable, no_grad, using_config
 from ..core.ops import get_item, matmul
 from ..core.registry import REGISTRY, closest
@@ -440,15 +441,36 @@ def _graph_variables(y: Variable) -> list[Variable]:
     return walk(y)[0]
 
 
-def nested_derivative(y: Variable, x: Variable, order: int) -> Variable:
-    """d^order y / dx^order as a differentiable graph, for any Variable x (leaf or not)."""
+BACKPROP_MAX_NODES = 150_000
+"""Repeated backprop stops once its graphs add up to more nodes than this (about
+3 s): each order's graph is a few times the last one's."""
+
+
+def nested_derivative(y: Variable, x: Variable, order: int,
+                      max_nodes: int | None = None) -> Variable:
+    """d^order y / dx^order as a differentiable graph, for any Variable x (leaf or not).
+
+    Raises LimitError once the graphs of the orders so far add up to more than
+    ``max_nodes`` nodes (default BACKPROP_MAX_NODES).
+    """
+    if max_nodes is None:
+        max_nodes = BACKPROP_MAX_NODES
     current = y
-    for _ in range(order):
+    spent = 0
+    for k in range(order):
         if current is x:
             current = Constant(get_array_module(x.data).ones_like(x.data))
             continue
         if current.creator is None:
             return Constant(get_array_module(x.data).zeros_like(x.data))
+        if k:
+            spent += graph_size(current, max_nodes - spent)
+            if spent > max_nodes:
+                raise LimitError(
+                    f"the derivative of order {order} stopped at order {k}: the graphs of "
+                    f"repeated backprop have grown past {max_nodes:,} nodes; ask for a "
+                    "lower order"
+                )
         for v in _graph_variables(current):
             v.grad = None
         current.backward(retain_grad=True, create_graph=True)
@@ -480,6 +502,7 @@ def free_names(node: Any) -> list[str]:
 
 
 __all__ = [
+    "BACKPROP_MAX_NODES",
     "CONSTANTS",
     "Context",
     "Definition",
