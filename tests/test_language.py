@@ -123,6 +123,18 @@ def test_arrays_broadcast_and_index():
     assert float(value("A = [[1, 2], [3, 4]]; A[1, 0]")) == 3
 
 
+def test_arguments_and_dimension_limits_are_clear():
+    err = error("arange([3])")
+    assert err.kind == "math" and "arange: stop must be a single number" in err.message
+    assert "start must be a single number" in error("arange([1, 2], 3)").message
+    deep = "[" * 65 + "1" + "]" * 65
+    assert "at most 64 deep" in error(deep).message
+    assert value("[" * 64 + "1" + "]" * 64).ndim == 64
+    ones65 = ", ".join(["1"] * 65)
+    assert "65 dimensions; the limit is 64" in error(f"zeros([{ones65}])").message
+    assert "65 dimensions; the limit is 64" in error(f"reshape(1, [{ones65}])").message
+
+
 def test_the_empty_array():
     assert value("[]").shape == (0,)
     assert value("[] + 1").shape == (0,)
@@ -203,6 +215,9 @@ def test_orders_and_exact_zeros():
 def test_series_coefficients():
     res = last("x = 2; x**3", series=3)
     assert [float(c) for c in res.series] == [8, 12, 6, 1]
+    # past order 170 (k! overflows float64) the coefficients still come out
+    res = last("x = 2; x**3", series=171)
+    assert res.error is None and [float(c) for c in res.series] == [8, 12, 6, 1] + [0] * 168
 
 
 def test_wrt_default_and_ambiguity():

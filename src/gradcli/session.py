@@ -265,7 +265,7 @@ class Session:
             if options.order:
                 res.derivatives = [_host(d) for d in ds[1 : options.order + 1]]
             if options.series is not None:
-                res.series = [_host(ds[k]) / math.factorial(k) for k in range(options.series + 1)]
+                res.series = [_host(ds[k]) / _factorial(k) for k in range(options.series + 1)]
             if options.check:
                 res.check = self._check(node, options, x, y, ds)
         if options.grad:
@@ -459,6 +459,11 @@ def _taylor(y: Variable, x: Variable, order: int) -> list[Any] | None:
     except ImportError:
         return None
     return taylor_derivatives(y, x, order)
+
+
+def _factorial(k: int) -> float:
+    """k! as a float; inf past 170! (a coefficient f^(k)/k! then underflows to 0)."""
+    return float(math.factorial(k)) if k <= 170 else math.inf
 
 
 def _host(a: Any) -> np.ndarray:

@@ -195,6 +195,15 @@ def _int(v: Any, fname: str, what: str) -> int:
     return int(f)
 
 
+def _number(v: Any, fname: str, what: str) -> float:
+    """A Python float from a one-number argument, or a MathError naming the function."""
+    data = getattr(v, "data", v)
+    if np.ndim(data) != 0:
+        raise MathError(f"{fname}: {what} must be a single number, got an array of shape "
+                        f"{np.shape(data)}")
+    return float(data)
+
+
 def _shape(args: tuple[Any, ...], fname: str) -> tuple[int, ...]:
     """A shape from ``(2, 3)`` written as separate arguments or one array ``[2, 3]``."""
     if len(args) == 1:
@@ -248,7 +257,8 @@ def linspace(a: Any, b: Any, n: Any) -> Variable:
 
 def arange(*args: Any) -> Variable:
     """arange(stop), arange(start, stop) or arange(start, stop, step), as NumPy."""
-    vals = [float(getattr(v, "data", v)) for v in args]
+    names = ("stop",) if len(args) == 1 else ("start", "stop", "step")
+    vals = [_number(v, "arange", what) for v, what in zip(args, names)]
     start, stop, step = (0.0, vals[0], 1.0) if len(vals) == 1 else (*vals, 1.0)[:3]
     if step == 0 or not all(map(math.isfinite, (start, stop, step))):
         raise MathError("arange: start, stop and step must be finite and step nonzero")

@@ -21,7 +21,15 @@ MAX_ELEMENTS = 10_000_000
 """The largest array any operation may create (80 MB of float64)."""
 
 
+MAX_DIMS = 64
+"""The most dimensions an array may have: NumPy's own limit."""
+
+
 def check_size(shape: tuple[int, ...], what: str) -> None:
+    if len(shape) > MAX_DIMS:
+        raise LimitError(
+            f"{what}: a result with {len(shape)} dimensions; the limit is {MAX_DIMS}"
+        )
     size = 1
     for n in shape:
         size *= n
@@ -466,6 +474,8 @@ def reshape(x: Any, shape: Any) -> Variable:
     shape = tuple(shape)
     if x.shape == shape:
         return x
+    if len(shape) > MAX_DIMS:
+        raise LimitError(f"reshape: {len(shape)} dimensions; the limit is {MAX_DIMS}")
     return Reshape(shape)(x)
 
 

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..errors import ShapeError
+from ..errors import LimitError, ShapeError
 from .backend import get_array_module
 from .graph import Function, Variable
-from .ops import get_item
+from .ops import MAX_DIMS, get_item
 
 
 class Stack(Function):
@@ -18,6 +18,8 @@ class Stack(Function):
         if len(shapes) > 1:
             a, b = sorted(shapes, key=str)[:2]
             raise ShapeError(f"array items have different shapes: {a} and {b}")
+        if xs[0].ndim >= MAX_DIMS:
+            raise LimitError(f"arrays nest at most {MAX_DIMS} deep")
         return get_array_module(xs[0]).stack(xs)
 
     def backward(self, gy: Variable) -> tuple[Variable, ...]:
