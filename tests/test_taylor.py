@@ -291,6 +291,14 @@ def test_array_row_paths_match_one_element_at_a_time(name):
                             f"{name} at x={xs[i]}")
 
 
+def test_a_variable_power_whose_base_is_lifted_to_the_exponents_shape():
+    # the base has shape (3,), the exponent x (1, 1): the base's rows are lifted
+    def build(x):
+        return (np.array([1.0, 2.0, 3.0]) / F.sum(x)) ** x
+
+    assert_orders_close(taylor(build, [[0.5]], 4), backprop(build, [[0.5]], 4), 1e-9)
+
+
 def test_array_x_broadcast_against_a_constant_sums_like_backprop():
     def build(x):
         return F.sin(x * np.array([[1.0], [2.0]]))

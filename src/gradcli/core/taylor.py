@@ -1017,6 +1017,9 @@ def _pow_rule(f: Function, ins: list[tuple[Any, Any]], y0: Any, n: int) -> Any:
         return _pow_hi(b0, B, y0, n, e0 if e0.size != 1 else e0.reshape(()))
     xp = get_array_module(E)
     # x0 ** x1 = exp(x1 log x0)
+    if B is not None and b0.ndim < B.ndim - 1:
+        # B's rows were lifted to the output's ndim: log_rule wants b0 alike
+        b0 = b0.reshape((1,) * (B.ndim - 1 - b0.ndim) + b0.shape)
     lb0 = xp.log(b0)
     if B is None:
         V = E * lb0
