@@ -229,6 +229,20 @@ def test_wrt_default_and_ambiguity():
     assert "pi" not in last("x = 1; pi*x", order=1).wrt
 
 
+def test_variables_inside_called_functions_count():
+    # g's body uses x: g(2) depends on x, and its derivative is not 0
+    res = last("x = 3; g(a) = a*x; g(2)", order=1)
+    assert res.wrt == "x" and float(res.derivatives[0]) == 2
+    res = last("x = 3; g(a) = a*x; h(b) = g(b)^2; h(2)", order=1)  # through another call
+    assert res.wrt == "x" and float(res.derivatives[0]) == 24
+    assert float(last("x = 3; g(a) = a*x; grad(g(2))").value["x"]) == 2
+    assert "x" in error("x = 3; y = 1; g(a) = a*x + y; g(2)", order=1).message
+    # a parameter is not a variable of the caller, and recursion ends
+    res = last("x = 3; g(x) = x^2; g(x + 1)", order=1)
+    assert res.wrt == "x" and float(res.derivatives[0]) == 8
+    assert last("f(t) = f(t); 2", order=1).wrt is None
+
+
 # --- errors with positions --------------------------------------------------------
 
 

@@ -273,7 +273,8 @@ class Session:
             res.gradient = {n: _host(g.data) for n, g in zip(leaves, gs)}
 
     def _variables_of(self, node: Any) -> list[str]:
-        return [n for n in free_names(node) if n in self.values and n != "ans"]
+        return [n for n in free_names(node, self.functions)
+                if n in self.values and n != "ans"]
 
     def _constant_derivatives(self, y: Variable, options: EvalOptions, res: Result) -> None:
         zero = np.zeros_like(_host(y.data))
@@ -288,7 +289,7 @@ class Session:
         """The only variable of ``node``, bound or not, not counting constants;
         None when it has none."""
         names = [
-            n for n in free_names(node)
+            n for n in free_names(node, self.functions)
             if (n not in CONSTANTS or n in self.values) and n != "ans"
         ]
         if len(names) == 1:

@@ -492,12 +492,28 @@ _BINARY: dict[str, Callable[[Variable, Variable], Variable]] = {
 }
 
 
-def free_names(node: Any) -> list[str]:
-    """Variable names used in ``node``, in order of first use (no function names)."""
+def free_names(node: Any, functions: dict[str, Definition] | None = None) -> list[str]:
+    """Variable names used in ``node``, in order of first use (no function names).
+
+    With ``functions``, the names that the user functions ``node`` calls use
+    (their bodies, parameters aside; and the functions those call) count too:
+    ``g(a) = a*x`` makes ``g(2)`` depend on x.
+    """
     seen: dict[str, None] = {}
-    for n in ast.walk(node):
-        if isinstance(n, Name):
-            seen.setdefault(n.id)
+    visited: set[str] = set()
+
+    def visit(tree: Any, params: tuple[str, ...]) -> None:
+        for n in ast.walk(tree):
+            if isinstance(n, Name):
+                if n.id not in params:
+                    seen.setdefault(n.id)
+            elif (functions and isinstance(n, (Call, Prime)) and n.func in functions
+                  and n.func not in visited):
+                visited.add(n.func)
+                definition = functions[n.func]
+                visit(definition.body, definition.params)
+
+    visit(node, ())
     return list(seen)
 
 
