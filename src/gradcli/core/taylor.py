@@ -1020,10 +1020,15 @@ def _pow_rule(f: Function, ins: list[tuple[Any, Any]], y0: Any, n: int) -> Any:
     if B is not None and b0.ndim < B.ndim - 1:
         # B's rows were lifted to the output's ndim: log_rule wants b0 alike
         b0 = b0.reshape((1,) * (B.ndim - 1 - b0.ndim) + b0.shape)
-    lb0 = xp.log(b0)
     if B is None:
+        # a constant base: where it is 0 the power is 0 (or inf) whatever the
+        # exponent, and log(0) = -inf would make every order nan; as backprop
+        # does, log there is taken of 1 instead
+        zeros = b0 == 0
+        lb0 = xp.log(xp.where(zeros, 1.0, b0) if bool(zeros.any()) else b0)
         V = E * lb0
     else:
+        lb0 = xp.log(b0)
         LB = _lift(log_rule(b0, B, lb0, n), y0.ndim)
         V = _mul_hi(e0, E, lb0, LB, n, y0.shape)
     return exp_rule(e0 * lb0, V, y0, n)
