@@ -339,6 +339,19 @@ def test_non_finite_results_warn_once_naming_the_operation(text, expected, names
     assert names in res.warnings[0]
 
 
+@pytest.mark.parametrize("method", ["taylor", "backprop"])
+def test_derivatives_outside_the_domain_are_nan_as_the_value_is(method):
+    session = Session(method=method)
+    res = run("x = [-1, 2]; log(x)", session, order=2)[-1]
+    assert np.isnan(res.value[0]) and not np.isnan(res.value[1])
+    for d in res.derivatives:  # 1/x and -1/x^2 would be finite at -1
+        assert np.isnan(d[0]) and np.isfinite(d[1])
+    res = run("atanh(x)", session, order=1)[-1]
+    assert np.isnan(res.derivatives[0][1])  # atanh(2) is nan; -1/3 would be finite
+    res = run("y = 2; sum(log(y * [-1, 1]))", session, order=1, wrt="y")[-1]
+    assert np.isnan(res.derivatives[0])  # the derivative of a nan sum
+
+
 def test_finite_results_have_no_warnings():
     assert last("log(1) + sqrt(4) + 1/2").warnings == []
 

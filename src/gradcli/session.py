@@ -139,7 +139,7 @@ class Session:
                 result = None  # past Taylor mode's order limit: backprop may still do it
             if result is not None:
                 self._last_method = "taylor"
-                return list(result)
+                return _undefined_where_nan(list(result))
             if self.method == "taylor":
                 self._warnings.append(
                     "Taylor mode does not apply to this expression (it mixes the elements "
@@ -150,7 +150,7 @@ class Session:
             warnings.simplefilter("always", NumericWarning)
             ds = higher_derivatives(y, x, order, max_nodes=BACKPROP_MAX_NODES)
         self._warnings.extend(str(w.message) for w in caught)
-        return [y.data] + [d.data for d in ds]
+        return _undefined_where_nan([y.data] + [d.data for d in ds])
 
     # --- running text -------------------------------------------------------------
 
@@ -460,6 +460,20 @@ def _taylor(y: Variable, x: Variable, order: int) -> list[Any] | None:
     except ImportError:
         return None
     return taylor_derivatives(y, x, order)
+
+
+def _undefined_where_nan(ds: list[Any]) -> list[Any]:
+    """Derivatives nan where the value is nan: outside a function's domain (log of
+    a negative number) its derivatives are undefined too, though the formula
+    for them (1/x) may give a number. A derivative of another shape than the
+    value (by a scalar, of an array: the derivative of its sum) is nan whole."""
+    y = ds[0]
+    xp = backend.get_array_module(y)
+    bad = xp.isnan(y)
+    if not bool(bad.any()):
+        return ds
+    return [y] + [xp.where(bad, xp.nan, d) if d.shape == y.shape else xp.full_like(d, xp.nan)
+                  for d in ds[1:]]
 
 
 def _factorial(k: int) -> float:
