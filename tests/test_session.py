@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import pytest
 
 from gradcli.errors import LimitError, NumericWarning
@@ -98,3 +99,11 @@ def test_backprop_through_a_division_stays_finite_at_high_orders() -> None:
         backprop = [d.data for d in higher_derivatives(y, x, 12)]
     for a, b in zip(taylor, backprop):
         assert math.isclose(float(a), float(b), rel_tol=1e-8), (a, b)
+
+
+def test_an_at_value_too_large_for_float32_warns() -> None:
+    session = Session(dtype="float32")
+    assert np.isinf(session.bind_at("x", "1e39"))
+    assert any("too large for float32" in w for w in session.pending_warnings())
+    session.bind_at("y", "2")
+    assert session.pending_warnings() == []  # each --at value has its own warnings

@@ -396,9 +396,10 @@ class Session:
         statements = parse(text)
         if len(statements) != 1 or isinstance(statements[0].node, (ast.Assign, ast.Define)):
             raise UsageError(f"--at {name}=...: the value must be one expression, got {text!r}")
+        self._warnings = []  # constant() adds its own (a number too large for float32)
         with capture_fp_errors() as fp_messages:
             value = Evaluator(self).eval(statements[0].node)
-        self._warnings = fp_messages
+        self._warnings = _unique(self._warnings + fp_messages)
         self.values[name] = value.data
         self.at[name] = _host(value.data)
         return self.at[name]
