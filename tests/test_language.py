@@ -315,6 +315,12 @@ def test_other_evaluation_errors_are_clear():
     assert error("[1, 2] + [1, 2, 3]").kind == "math"
     assert error("diff(x^2, 3)").kind == "math"
     assert error("y + 1").kind == "name"
+    assert "write diff(expr, x, n)" in error("diff'(1)").message
+    assert error("v = [1, 2, 3]; v[1e30]").message == "an index 1e+30 is out of range"
+    # grad of a function of unbound names: the name is the problem, not grad
+    err = error("f(x, y) = x*y; grad(f(x, y))")
+    assert err.kind == "name" and "'x'" in err.message
+    assert error("x = 1; x", order=1001).message == "the order 1001 is outside 0..1000"
 
 
 @pytest.mark.parametrize(

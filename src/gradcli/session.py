@@ -227,9 +227,9 @@ class Session:
     def _expression(self, node: Any, options: EvalOptions, res: Result) -> None:
         ev = Evaluator(self, keep_graph=options.wants_derivatives or options.grad)
         x = None
-        for what, n in (("--order", options.order), ("--series", options.series or 0)):
-            if not 0 <= n <= MAX_ORDER:
-                raise LimitError(f"{what} {n} is outside 0..{MAX_ORDER}")
+        for what, n in (("order", options.order), ("series order", options.series or 0)):
+            if not 0 <= n <= MAX_ORDER:  # the CLI checks its options before: the REPL's words
+                raise LimitError(f"the {what} {n} is outside 0..{MAX_ORDER}")
         # Evaluate first: a wrong name is reported as such, not as a missing
         # variable. The leaves made on the way are the ones differentiated by.
         y = ev.eval(node)
@@ -313,10 +313,6 @@ class Session:
                     v.line, v.column
                 )
         names = [v.id for v in var_nodes] or self._variables_of(body)
-        if not names:
-            raise MathError("grad: the expression has no variable to differentiate by").at(
-                node.line, node.column
-            )
         ev = Evaluator(self, keep_graph=True)
         leaves = {}
         for name in names:
@@ -324,7 +320,11 @@ class Session:
             if leaf is None:
                 raise UnknownNameError(f"'{name}' has no value; assign it first")
             leaves[name] = leaf
-        y = ev.eval(body)
+        y = ev.eval(body)  # first: a name without a value is reported as such
+        if not names:
+            raise MathError("grad: the expression has no variable to differentiate by").at(
+                node.line, node.column
+            )
         self.values["ans"] = y.data
         gs = core_grad(y, list(leaves.values())) if leaves else []
         return {n: _host(g.data) for n, g in zip(leaves, gs)}

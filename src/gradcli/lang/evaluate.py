@@ -105,6 +105,8 @@ def _to_int(v: Variable, what: str) -> int:
     f = float(data.reshape(()))
     if not math.isfinite(f) or f != int(f):
         raise MathError(f"{what} must be a whole number, got {f:g}")
+    if abs(f) > 2.0**62:  # no array is this large; NumPy's own message is a puzzle
+        raise MathError(f"{what} {f:g} is out of range")
     return int(f)
 
 
@@ -394,9 +396,10 @@ class Evaluator:
         definition = self.ctx.functions.get(node.func)
         entry = REGISTRY.get(node.func)
         if definition is None and (entry is None or entry.kind != "elementwise"):
-            if entry is not None:
+            if entry is not None or node.func in SPECIAL_FORMS:
                 raise MathError(
                     f"{node.func}' needs a function of one variable"
+                    + ("; write diff(expr, x, n)" if node.func in SPECIAL_FORMS else "")
                 ).at(*_position(node))
             raise self._unknown(node.func, node, "function")
         if len(node.args) != 1 or (definition is not None and len(definition.params) != 1):
