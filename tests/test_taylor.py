@@ -70,6 +70,14 @@ def points(name, count=5):
     return np.linspace(lo, hi, count + 2)[1:-1]
 
 
+def small_blocks(monkeypatch, threads=None):
+    """Blocks of 512 elements from 1024 on, so that small arrays go block by block."""
+    monkeypatch.setattr(T, "CHUNK", 512)
+    monkeypatch.setattr(T, "CHUNK_MIN", 1024)
+    if threads is not None:
+        monkeypatch.setattr(T, "THREADS", threads)
+
+
 # --- the registry ----------------------------------------------------------------------
 
 
@@ -175,8 +183,7 @@ def test_array_input_matches_point_by_point():
 
 
 def test_large_arrays_go_block_by_block_with_the_same_results(monkeypatch):
-    monkeypatch.setattr(T, "CHUNK", 512)
-    monkeypatch.setattr(T, "CHUNK_MIN", 1024)
+    small_blocks(monkeypatch)
     xs = np.linspace(0.1, 2.0, 2500)
     for text, build in FIVE.items():
         blocked = taylor(build, xs, 4)
@@ -379,8 +386,7 @@ def test_floating_point_errors_name_the_function():
 
 
 def test_threads_give_the_same_blocks_as_one(monkeypatch):
-    monkeypatch.setattr(T, "CHUNK", 512)
-    monkeypatch.setattr(T, "CHUNK_MIN", 1024)
+    small_blocks(monkeypatch)
     xs = np.linspace(0.1, 2.0, 5000)  # 10 blocks
     build = FIVE["exp(sin(x))*log(1+x**2)"]
     results = {}
@@ -393,9 +399,7 @@ def test_threads_give_the_same_blocks_as_one(monkeypatch):
 
 
 def test_floating_point_errors_in_other_threads_are_captured(monkeypatch):
-    monkeypatch.setattr(T, "CHUNK", 512)
-    monkeypatch.setattr(T, "CHUNK_MIN", 1024)
-    monkeypatch.setattr(T, "THREADS", 2)
+    small_blocks(monkeypatch, threads=2)
     xs = np.linspace(-1.0, 1.0, 4096)
     xs[-1] = 0.0  # in the last block, which the second thread replays
     x = Variable(xs)
@@ -410,9 +414,7 @@ def test_floating_point_errors_in_other_threads_are_captured(monkeypatch):
 
 
 def test_an_error_in_another_thread_is_raised_in_the_caller(monkeypatch):
-    monkeypatch.setattr(T, "CHUNK", 512)
-    monkeypatch.setattr(T, "CHUNK_MIN", 1024)
-    monkeypatch.setattr(T, "THREADS", 2)
+    small_blocks(monkeypatch, threads=2)
     x = Variable(np.linspace(0.1, 2.0, 4096))
     y = F.exp(x)
     calls = []
@@ -430,9 +432,7 @@ def test_an_error_in_another_thread_is_raised_in_the_caller(monkeypatch):
 
 
 def test_the_last_rule_writes_into_the_result_and_an_error_leaves_no_block_offered(monkeypatch):
-    monkeypatch.setattr(T, "CHUNK", 512)
-    monkeypatch.setattr(T, "CHUNK_MIN", 1024)
-    monkeypatch.setattr(T, "THREADS", 1)
+    small_blocks(monkeypatch, threads=1)
     x = Variable(np.linspace(0.1, 2.0, 2048))
     y = F.tanh(x)
     written = []

@@ -65,6 +65,19 @@ def graph_size(y: Variable, cap: int) -> int:
     return count
 
 
+def spend_nodes(spent: int, y: Variable, max_nodes: int, order: int, k: int,
+                hint: str) -> int:
+    """``spent`` plus the size of y's graph (the order-k derivative's, on the way
+    to ``order``); LimitError, ending with ``hint``, once past ``max_nodes``."""
+    spent += graph_size(y, max_nodes - spent)
+    if spent > max_nodes:
+        raise LimitError(
+            f"repeated backprop to order {order} stopped at order {k}: its graphs "
+            f"have grown past {max_nodes:,} nodes in all; {hint}"
+        )
+    return spent
+
+
 def higher_derivatives(
     y: Variable, x: Variable, order: int, max_nodes: int | None = None
 ) -> list[Variable]:
@@ -92,13 +105,9 @@ def higher_derivatives(
             out.extend(_zeros_like(x) for _ in range(order - k))
             break
         if max_nodes is not None and k > 0:
-            spent += graph_size(current, max_nodes - spent)
-            if spent > max_nodes:
-                raise LimitError(
-                    f"repeated backprop to order {order} stopped at order {k}: its graphs "
-                    f"have grown past {max_nodes:,} nodes in all; Taylor mode gives every "
-                    "order in one pass (--method taylor, up to order 170)"
-                )
+            spent = spend_nodes(spent, current, max_nodes, order, k,
+                                "Taylor mode gives every order in one pass "
+                                "(--method taylor, up to order 170)")
         if not warned and k > 0:
             size = graph_size(current, GRAPH_WARN_NODES)
             growth = size / previous if previous else 3.0

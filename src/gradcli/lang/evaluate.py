@@ -17,7 +17,7 @@ from typing import Any, Protocol
 
 from ..core import functions as _functions  # noqa: F401 - fills the registry
 from ..core.backend import get_array_module
-from ..core.derivatives import graph_size
+from ..core.derivatives import spend_nodes
 from ..core.graph import Constant, Variable, no_grad, using_config
 from ..core.ops import get_item, matmul
 from ..core.registry import REGISTRY, closest
@@ -467,13 +467,7 @@ def nested_derivative(y: Variable, x: Variable, order: int,
         if current.creator is None:
             return Constant(get_array_module(x.data).zeros_like(x.data))
         if k:
-            spent += graph_size(current, max_nodes - spent)
-            if spent > max_nodes:
-                raise LimitError(
-                    f"the derivative of order {order} stopped at order {k}: the graphs of "
-                    f"repeated backprop have grown past {max_nodes:,} nodes; ask for a "
-                    "lower order"
-                )
+            spent = spend_nodes(spent, current, max_nodes, order, k, "ask for a lower order")
         for v in _graph_variables(current):
             v.grad = None
         current.backward(retain_grad=True, create_graph=True)
