@@ -26,23 +26,15 @@ from __future__ import annotations
 
 import argparse
 import os
-import shutil
 import statistics
 import subprocess
 import sys
 import time
-from pathlib import Path
+
+from installed import gradcli_script
 
 EXPR = ["eval", "x**4 - 2*x**2", "--at", "x=2", "--order", "2", "--format", "json"]
 MUST_NOT_IMPORT = ("rich", "prompt_toolkit", "graphviz", "cupy", "typer", "pydantic")
-
-
-def gradcli_script() -> str:
-    beside = Path(sys.executable).with_name("gradcli")
-    found = str(beside) if beside.exists() else shutil.which("gradcli")
-    if not found:
-        sys.exit("gradcli is not installed next to this Python or on PATH")
-    return found
 
 
 # Byte-code caching on, as an installed package has it: with

@@ -19,13 +19,14 @@ import argparse
 import json
 import random
 import resource
-import shutil
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
+
+from installed import gradcli_script
 
 EXPRESSIONS = [
     "x**4 - 2*x**2",
@@ -35,14 +36,6 @@ EXPRESSIONS = [
     "tanh(x)^3 + 2x",
     "sigmoid(3x) - cos(x)/2",
 ]
-
-
-def gradcli_script() -> str:
-    beside = Path(sys.executable).with_name("gradcli")
-    found = str(beside) if beside.exists() else shutil.which("gradcli")
-    if not found:
-        sys.exit("gradcli is not installed next to this Python or on PATH")
-    return found
 
 
 def make_script(n: int) -> str:
