@@ -474,8 +474,7 @@ def reshape(x: Any, shape: Any) -> Variable:
     shape = tuple(shape)
     if x.shape == shape:
         return x
-    if len(shape) > MAX_DIMS:
-        raise LimitError(f"reshape: {len(shape)} dimensions; the limit is {MAX_DIMS}")
+    check_size(shape, "reshape")
     return Reshape(shape)(x)
 
 
