@@ -94,9 +94,10 @@ def test_backprop_through_a_division_stays_finite_at_high_orders() -> None:
 
     x = Variable(np.array(0.7))
     y = 1 / (1 + F.exp(-x))
-    taylor = taylor_derivatives(y, x, 12)[1:]
+    # order 11, the first that overflowed; order 12 takes a minute of backprop
+    taylor = taylor_derivatives(y, x, 11)[1:]
     with pytest.warns(NumericWarning, match="Taylor mode"):  # the graph-size guard
-        backprop = [d.data for d in higher_derivatives(y, x, 12)]
+        backprop = [d.data for d in higher_derivatives(y, x, 11)]
     for a, b in zip(taylor, backprop):
         assert math.isclose(float(a), float(b), rel_tol=1e-8), (a, b)
 
@@ -107,3 +108,82 @@ def test_an_at_value_too_large_for_float32_warns() -> None:
     assert any("too large for float32" in w for w in session.pending_warnings())
     session.bind_at("y", "2")
     assert session.pending_warnings() == []  # each --at value has its own warnings
+
+
+# --- large arrays: Taylor mode block by block from a graph of the first block ----------
+
+LARGE = "x = linspace(-1.9, 1.9, 2500)\n"
+
+
+@pytest.fixture
+def blocks(monkeypatch):
+    """Blocks of 512 elements from 1024 on; the list of taylor_derivatives_at's
+    answers (True: it applied)."""
+    from gradcli.core import taylor as T
+
+    monkeypatch.setattr(T, "CHUNK", 512)
+    monkeypatch.setattr(T, "CHUNK_MIN", 1024)
+    calls = []
+    real = T.taylor_derivatives_at
+
+    def spy(*args):
+        result = real(*args)
+        calls.append(result is not None)
+        return result
+
+    monkeypatch.setattr(T, "taylor_derivatives_at", spy)
+    return calls
+
+
+def _same_results(got, want) -> None:
+    assert got.error is None and want.error is None
+    assert got.method == want.method
+    assert got.wrt == want.wrt
+    np.testing.assert_array_equal(got.point, want.point)
+    np.testing.assert_array_equal(got.value, want.value)
+    for name in ("derivatives", "series"):
+        for a, b in zip(getattr(got, name) or [], getattr(want, name) or [], strict=True):
+            np.testing.assert_array_equal(a, b)
+    assert [(c.order, c.ok) for c in got.check or []] == [
+        (c.order, c.ok) for c in want.check or []]
+    assert sorted(got.warnings) == sorted(want.warnings)
+
+
+@pytest.mark.parametrize("text", [
+    "exp(sin(x))*log(1+x^2)", "tanh(2*x - 1)", "1/(1+exp(-x))", "x^3 - sqrt(x)",
+    "log(x) + 2", "atan(x)/x",
+])
+def test_a_large_array_goes_block_by_block_with_the_whole_arrays_results(
+        blocks, monkeypatch, text) -> None:
+    options = {"order": 4, "series": 2, "check": True}
+    got = _last(LARGE + text, **options)
+    assert blocks == [True]
+    monkeypatch.setattr(Session, "_over_blocks", lambda *args: None)
+    want = _last(LARGE + text, **options)
+    assert got.method == "taylor"
+    _same_results(got, want)
+
+
+@pytest.mark.parametrize("text, applied", [
+    ("x*y", []),  # y has x's shape: the first block alone does not broadcast with it
+    ("x[2000]*x", []),  # no element 2000 in the first block
+    ("sum(x)*x", [False]),  # not elementwise
+])
+def test_what_cannot_go_block_by_block_is_evaluated_whole(
+        blocks, monkeypatch, text, applied) -> None:
+    program = LARGE + "y = x + 1\n" + text
+    got = _last(program, order=2, wrt="x")
+    assert blocks == applied
+    monkeypatch.setattr(Session, "_over_blocks", lambda *args: None)
+    _same_results(got, _last(program, order=2, wrt="x"))
+
+
+def test_block_by_block_keeps_the_bindings_and_reports_errors_in_place(blocks) -> None:
+    session = Session()
+    results = session.run(LARGE + "tanh(x)\nx + nosuch\nsize(x)", EvalOptions(order=1))
+    assert blocks == [True]
+    assert results[1].value.shape == (2500,)
+    np.testing.assert_array_equal(session.values["ans"].shape, (2500,))
+    err = results[2].error
+    assert err is not None and "nosuch" in err.message and err.column == 5
+    assert session.values["x"].shape == (2500,)

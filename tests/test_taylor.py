@@ -193,14 +193,31 @@ def test_large_arrays_go_block_by_block_with_the_same_results(monkeypatch):
         assert_orders_close(blocked, whole, 1e-14, text)
         for i in (0, 511, 512, 2499):
             assert_orders_close([v[i] for v in blocked], taylor(build, xs[i], 4), 1e-12, text)
-        # coefficients (no k! scaling of the rows a last rule wrote in place)
+        # coefficients (no k! scaling of the rows a last rule wrote in place, and
+        # none where it wrote derivatives itself)
         x = Variable(xs)
         y = build(x)
         coefs = taylor_coefficients(y, x, 4)
         derivs = taylor_derivatives(y, x, 4)
-        for k in range(5):
-            np.testing.assert_allclose(coefs[k] * math.factorial(k), derivs[k], rtol=1e-15,
-                                       err_msg=f"{text} order {k}")
+        assert_orders_close([c * math.factorial(k) for k, c in enumerate(coefs)], derivs,
+                            1e-15, text)
+
+
+@pytest.mark.parametrize("name", ["tan", "tanh", "sigmoid"])
+def test_riccati_rules_writing_derivatives_in_place_agree_to_order_12(monkeypatch, name):
+    # the last rule of a blockwise replay writes k! c_k by its own recurrence
+    small_blocks(monkeypatch)
+    xs = np.linspace(-1.2, 1.2, 2500)
+    x = Variable(xs)
+    y = REGISTRY[name].call(x * 0.9 + 0.1)
+    derivs = taylor_derivatives(y, x, 12)
+    coefs = taylor_coefficients(y, x, 12)
+    assert_orders_close(derivs, [c * math.factorial(k) for k, c in enumerate(coefs)],
+                        1e-13, name)
+    for i in (0, 1700):
+        xi = Variable(np.array(xs[i]))
+        assert_orders_close([d[i] for d in derivs], taylor_derivatives(
+            REGISTRY[name].call(xi * 0.9 + 0.1), xi, 12), 1e-13)
 
 
 def test_scalar_x_and_array_y_sum_as_backprop_does():

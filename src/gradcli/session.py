@@ -225,37 +225,43 @@ class Session:
             ).at(node.line or None, node.column or None)
 
     def _expression(self, node: Any, options: EvalOptions, res: Result) -> None:
-        ev = Evaluator(self, keep_graph=options.wants_derivatives or options.grad)
-        x = None
+        x = ds = None
         for what, n in (("order", options.order), ("series order", options.series or 0)):
             if not 0 <= n <= MAX_ORDER:  # the CLI checks its options before: the REPL's words
                 raise LimitError(f"the {what} {n} is outside 0..{MAX_ORDER}")
-        # Evaluate first: a wrong name is reported as such, not as a missing
-        # variable. The leaves made on the way are the ones differentiated by.
-        y = ev.eval(node)
-        wrt = options.wrt or self.default_wrt(node) if options.wants_derivatives else None
-        if options.wants_derivatives and wrt is None:
-            # No variable at all: a constant, whose derivatives are all 0.
-            self._constant_derivatives(y, options, res)
-        elif options.wants_derivatives:
-            res.wrt = wrt
-            x = ev.leaf(wrt)
-            if x is None:
-                raise UnknownNameError(f"'{wrt}' has no value; " + self._hint("value", wrt))
-            if type(x) is Constant:
-                raise UsageError(f"cannot differentiate by the constant '{wrt}'")
-            res.point = _host(x.data)
+        top = max(options.order, options.series or 0, 2 if options.check else 0)
         leaves = {}
-        if options.grad:
-            for name in self._variables_of(node):
-                leaf = ev.leaf(name)
-                if leaf is not None and type(leaf) is not Constant:
-                    leaves[name] = leaf
+        over_blocks = self._over_blocks(node, options, top)
+        if over_blocks is not None:
+            y, x, ds = over_blocks
+            res.wrt, res.point = x.name, _host(x.data)
+        else:
+            ev = Evaluator(self, keep_graph=options.wants_derivatives or options.grad)
+            # Evaluate first: a wrong name is reported as such, not as a missing
+            # variable. The leaves made on the way are the ones differentiated by.
+            y = ev.eval(node)
+            wrt = options.wrt or self.default_wrt(node) if options.wants_derivatives else None
+            if options.wants_derivatives and wrt is None:
+                # No variable at all: a constant, whose derivatives are all 0.
+                self._constant_derivatives(y, options, res)
+            elif options.wants_derivatives:
+                res.wrt = wrt
+                x = ev.leaf(wrt)
+                if x is None:
+                    raise UnknownNameError(f"'{wrt}' has no value; " + self._hint("value", wrt))
+                if type(x) is Constant:
+                    raise UsageError(f"cannot differentiate by the constant '{wrt}'")
+                res.point = _host(x.data)
+            if options.grad:
+                for name in self._variables_of(node):
+                    leaf = ev.leaf(name)
+                    if leaf is not None and type(leaf) is not Constant:
+                        leaves[name] = leaf
         res.value = _host(y.data)
         self.values["ans"] = y.data
         if x is not None:
-            top = max(options.order, options.series or 0, 2 if options.check else 0)
-            ds = self.derivatives(y, x, top)
+            if ds is None:
+                ds = self.derivatives(y, x, top)
             if top > ACCURATE_ORDER and bool(np.any(_host(ds[top]) != 0)):
                 self._warnings.append(
                     f"derivatives of order above {ACCURATE_ORDER} can lose many digits to "
@@ -271,6 +277,42 @@ class Session:
         if options.grad:
             gs = core_grad(y, list(leaves.values())) if leaves else []
             res.gradient = {n: _host(g.data) for n, g in zip(leaves, gs)}
+
+    def _over_blocks(self, node: Any, options: EvalOptions,
+                     top: int) -> tuple[Variable, Variable, list[Any]] | None:
+        """(y, x, [y, dy/dx, ...]) for a large array variable by Taylor mode block by
+        block: y's graph is recorded on x's first block only, then replayed over
+        all of x, each block's values and derivatives together while they are in
+        the cache (core.taylor.taylor_derivatives_at). None where that does not
+        apply; the caller then evaluates the whole array as usual, and reports
+        any error the first block met."""
+        if not options.wants_derivatives or options.grad or self.method == "backprop":
+            return None
+        taylor = _taylor_module()
+        if not 1 <= top <= taylor.MAX_ORDER:
+            return None
+        try:
+            wrt = options.wrt or self.default_wrt(node)
+        except GradcliError:
+            return None
+        values = self.values.get(wrt) if wrt else None
+        if not taylor.blockwise(values):
+            return None
+        self.values[wrt] = taylor.sample(values)
+        try:
+            ev = Evaluator(self, keep_graph=True)
+            y, x = ev.eval(node), ev.leaf(wrt)
+        except Exception:  # noqa: BLE001 - the whole array is evaluated instead
+            return None
+        finally:
+            self.values[wrt] = values
+        if x is None or type(x) is Constant:
+            return None
+        ds = taylor.taylor_derivatives_at(y, x, values, top)
+        if ds is None:
+            return None
+        self._last_method = "taylor"
+        return Variable(ds[0]), Variable(values, name=wrt), _undefined_where_nan(ds)
 
     def _variables_of(self, node: Any) -> list[str]:
         return [n for n in free_names(node, self.functions)
@@ -455,12 +497,15 @@ class Session:
         return list(self._warnings)
 
 
+def _taylor_module() -> Any:
+    """core.taylor, imported on first use (most statements need no derivatives)."""
+    from .core import taylor  # noqa: PLC0415
+
+    return taylor
+
+
 def _taylor(y: Variable, x: Variable, order: int) -> list[Any] | None:
-    try:
-        from .core.taylor import taylor_derivatives  # noqa: PLC0415
-    except ImportError:
-        return None
-    return taylor_derivatives(y, x, order)
+    return _taylor_module().taylor_derivatives(y, x, order)
 
 
 def _undefined_where_nan(ds: list[Any]) -> list[Any]:

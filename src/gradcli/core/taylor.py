@@ -154,8 +154,20 @@ def _rows_out(shape: tuple[int, ...], dtype: Any, xp: Any) -> Any:
     target = getattr(_local, "target", None)
     if target is not None and target.shape == shape and target.dtype == dtype:
         _local.target = None
+        _local.given = target
         return target
     return _empty(shape, dtype, xp)
+
+
+def _writes_derivatives(rows: Any) -> bool:
+    """Whether ``rows`` are the caller's output block and the caller wants
+    derivatives (k! c_k) there: a rule that can write those directly, saving
+    the scaling pass over the block, asks this and then must write them."""
+    if rows is not None and rows is getattr(_local, "given", None) \
+            and getattr(_local, "factorials", False):
+        _local.scaled = True
+        return True
+    return False
 
 
 def _bshape(s1: tuple[int, ...], s2: tuple[int, ...]) -> tuple[int, ...]:
@@ -843,6 +855,17 @@ def _riccati_linear_rows(w: _Work, y0: Any, u1: float, g: Callable[[Any, Any], A
     tmp = _empty(w.shape, w.dtype, xp) if n > 2 else None
     tmp2 = _empty(w.shape, w.dtype, xp) if n > 5 else None
     c = gamma * u1
+    if _writes_derivatives(Y.backing):
+        # D_k = k! y_k: D_{k+1} = v D_k + c sum_{i=1..k-1} C(k, i) D_i D_{k-i}, no
+        # 1/(k+1) per order and no k! afterwards
+        for k in range(1, n):
+            row = Y[k + 1]
+            xp.multiply(v, Y[k], out=row)
+            for i in range(1, k // 2 + 1):
+                weight = math.comb(k, i) * (1 if 2 * i == k else 2)
+                xp.multiply(Y[i], Y[k - i], out=tmp)
+                _add_scaled(row, tmp, c * weight)
+        return w.result(Y)
     for k in range(1, n):
         row = Y[k + 1]
         xp.multiply(v, Y[k], out=row)
@@ -1324,33 +1347,43 @@ def _replay(plan: _Plan, data: list[Any], seed: Any, n: int, target: Any = None)
         finally:
             # never offered to a later rule, whatever happened: a stale block would
             # be overwritten
-            _local.target = None
+            _local.target = _local.given = None
         vals[at] = hi
     return vals[y_at]
 
 
-def _blockwise(plan: _Plan) -> bool:
-    """Whether the replay can run block by block: NumPy, large, elementwise, every
-    node of x's shape and every constant either one number or of x's shape."""
-    x0 = plan.variables[0].data
-    if type(x0) is not np.ndarray or x0.size < CHUNK_MIN:
-        return False
-    shape = x0.shape
+def blockwise(values: Any) -> bool:
+    """Whether an x holding ``values`` is large enough to be replayed block by
+    block (a NumPy float array of at least CHUNK_MIN elements)."""
+    return type(values) is np.ndarray and values.dtype.kind == "f" and values.size >= CHUNK_MIN
+
+
+def _elementwise(plan: _Plan, constants_like_x: bool = True) -> bool:
+    """Whether every step acts element by element, every node has x's shape and
+    every constant is one number (or, with ``constants_like_x``, of x's shape)."""
+    shape = plan.variables[0].data.shape
     made = {at for *_, at in plan.steps}
     for *_, lift, ins, at in plan.steps:
         if not lift or plan.variables[at].data.shape != shape:
             return False
         for i in ins:
             a = plan.variables[i].data
-            if i and i not in made and a.size != 1 and a.shape != shape:
+            if i and i not in made and a.size != 1 and (
+                    not constants_like_x or a.shape != shape):
                 return False
     return True
 
 
-def _coefficients(y: Variable, x: Variable, order: int, scale: Any = None) -> Any:
+def _blockwise(plan: _Plan) -> bool:
+    """Whether the replay can run block by block: NumPy, large, elementwise, every
+    node of x's shape and every constant either one number or of x's shape."""
+    return blockwise(plan.variables[0].data) and _elementwise(plan)
+
+
+def _coefficients(y: Variable, x: Variable, order: int, derivatives: bool = False) -> Any:
     """Coefficients 1..order of y(x0 + t) as one array (order, *shape), with the
-    backprop semantics (see taylor_derivatives), each row k-1 multiplied by
-    ``scale[k-1]`` when given; None when Taylor mode does not apply."""
+    backprop semantics (see taylor_derivatives), or with ``derivatives`` the
+    derivatives k! c_k; None when Taylor mode does not apply."""
     if order < 0:
         raise ValueError(f"order must be >= 0, got {order}")
     x0 = x.data
@@ -1366,7 +1399,8 @@ def _coefficients(y: Variable, x: Variable, order: int, scale: Any = None) -> An
     y0 = y.data
     rdtype = np.result_type(_dtype(y0), dtype)
     if n and plan.steps and _blockwise(plan):
-        return _coefficients_blockwise(plan, n, scale, rdtype)
+        return _coefficients_blockwise(plan, n, derivatives, rdtype)[1]
+    scale = _FACT[1 : n + 1] if derivatives else None
     hi = _replay(plan, plan.data(), seed, n)
     shape = y0.shape
     if hi is None or hi.shape[0] == 0:
@@ -1403,15 +1437,27 @@ def _coefficients(y: Variable, x: Variable, order: int, scale: Any = None) -> An
     return (coef.astype(col.dtype) * col).astype(coef.dtype)
 
 
-def _coefficients_blockwise(plan: _Plan, n: int, scale: Any, dtype: Any) -> Any:
-    x0 = plan.variables[0].data
+def _coefficients_blockwise(plan: _Plan, n: int, derivatives: bool, dtype: Any,
+                            values: Any = None) -> tuple[Any, Any]:
+    """(value, coefficients): the replay run block by block on x's recorded values,
+    value None; or, given ``values``, on them, each block's forward pass computed
+    (by each step's Function) before its series, and value y at ``values``."""
+    x0 = plan.variables[0].data if values is None else values
     size = x0.size
     # every value flat, one-element constants as 0-d arrays that broadcast
     flat = [a.reshape(()) if a.size == 1 else np.ravel(a) for a in plan.data()]
-    whole = [i for i, a in enumerate(flat) if a.ndim]
+    if values is None:
+        whole = [i for i, a in enumerate(flat) if a.ndim]
+        forward = ()
+    else:
+        flat[0] = np.ravel(values)
+        whole = [0]
+        forward = [(f.forward, ins, at) for _, f, _, _, _, ins, at in plan.steps]
     seed = np.ones((1, 1), dtype=_dtype(x0))
     coef = np.empty((n, size), dtype=dtype)
-    col = None if scale is None else scale.reshape(n, 1)
+    value = None if values is None else np.empty(size, dtype=plan.variables[plan.y_at].data.dtype)
+    y_at = plan.y_at
+    col = _FACT[1 : n + 1].reshape(n, 1) if derivatives else None
     starts = range(0, size, CHUNK)
 
     def run(mine: range) -> None:
@@ -1419,18 +1465,24 @@ def _coefficients_blockwise(plan: _Plan, n: int, scale: Any, dtype: Any) -> Any:
         arena = _Arena()
         outer = getattr(_local, "arena", None)
         _local.arena = arena
+        _local.factorials = derivatives
         try:
             for lo in mine:
                 hi_ = min(lo + CHUNK, size)
                 data = flat.copy()
                 for i in whole:
                     data[i] = flat[i][lo:hi_]
+                for fwd, ins, at in forward:
+                    data[at] = fwd(*[data[i] for i in ins])
+                if value is not None:
+                    value[lo:hi_] = data[y_at]
                 arena.i = 0
+                _local.scaled = False
                 block = coef[:, lo:hi_]
                 h = _replay(plan, data, seed, n, block)
                 d = 0 if h is None else min(h.shape[0], n)
                 if h is block:  # y's rule wrote its rows in place: scale them there
-                    if col is not None:
+                    if col is not None and not _local.scaled:
                         block[1:] *= col[1:]
                         if col[0, 0] != 1.0:
                             block[0] *= col[0, 0]
@@ -1443,13 +1495,16 @@ def _coefficients_blockwise(plan: _Plan, n: int, scale: Any, dtype: Any) -> Any:
                     block[d:] = 0
         finally:
             _local.arena = outer
+            _local.factorials = False
 
     threads = max(1, min(THREADS, len(starts) // 2))
     if threads == 1:
         run(starts)
     else:
         _run_threads(run, [starts[i::threads] for i in range(threads)])
-    return coef.reshape((n,) + x0.shape)
+    if value is not None:
+        value = value.reshape(x0.shape)
+    return value, coef.reshape((n,) + x0.shape)
 
 
 def _run_threads(run: Callable[[range], None], parts: list[range]) -> None:
@@ -1496,6 +1551,14 @@ def taylor_coefficients(y: Variable, x: Variable, order: int) -> list[Any] | Non
     return [y.data, *coef]
 
 
+def _check_order(order: int) -> None:
+    if order > MAX_ORDER:
+        raise LimitError(
+            f"Taylor mode computes derivatives up to order {MAX_ORDER} "
+            f"(k! overflows float64 beyond); asked for {order}"
+        )
+
+
 def taylor_derivatives(y: Variable, x: Variable, order: int) -> list[Any] | None:
     """[y, dy/dx, ..., d^order y / dx^order] by Taylor mode, or None to fall back.
 
@@ -1514,12 +1577,43 @@ def taylor_derivatives(y: Variable, x: Variable, order: int) -> list[Any] | None
     Raises LimitError for an order above MAX_ORDER (170), where k! overflows
     float64.
     """
-    if order > MAX_ORDER:
-        raise LimitError(
-            f"Taylor mode computes derivatives up to order {MAX_ORDER} "
-            f"(k! overflows float64 beyond); asked for {order}"
-        )
-    coef = _coefficients(y, x, order, _FACT[1 : order + 1])
+    _check_order(order)
+    coef = _coefficients(y, x, order, derivatives=True)
     if coef is None:
         return None
     return [y.data, *coef]
+
+
+def sample(values: Any) -> Any:
+    """The first block of ``values``, flat (a view): the x to record a graph on for
+    taylor_derivatives_at."""
+    return values.reshape(-1)[:CHUNK]
+
+
+def taylor_derivatives_at(y: Variable, x: Variable, values: Any,
+                          order: int) -> list[Any] | None:
+    """[y, dy/dx, ..., d^order y / dx^order] at every element of ``values``, from a
+    graph recorded on a few of them, or None to fall back.
+
+    ``y`` must have been computed from ``x`` (usually ``sample(values)``)
+    element by element: then its graph is replayed over ``values`` block by
+    block, each block's forward pass and series together, while they are in
+    the cache; no whole-array temporary is made, and the blocks are shared
+    among THREADS threads. The results are those of evaluating y at ``values``
+    and calling taylor_derivatives, bit for bit. None when a step is not
+    elementwise or has no rule, a node is not of x's shape, a constant has
+    more than one element, or ``values`` are not a large NumPy float array of
+    x's dtype (see ``blockwise``): the caller then evaluates y at ``values``.
+
+    Raises LimitError for an order above MAX_ORDER.
+    """
+    _check_order(order)
+    if order < 1 or not blockwise(values) or type(x.data) is not np.ndarray \
+            or values.dtype != x.data.dtype:
+        return None
+    plan = _plan(y, x)
+    if plan is None or not plan.steps or not _elementwise(plan, constants_like_x=False):
+        return None
+    rdtype = np.result_type(_dtype(y.data), _dtype(values))
+    value, coef = _coefficients_blockwise(plan, order, True, rdtype, values)
+    return [value, *coef]
