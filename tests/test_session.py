@@ -7,6 +7,7 @@ import math
 import numpy as np
 import pytest
 
+from gradcli.core.registry import REGISTRY
 from gradcli.errors import LimitError, NumericWarning
 from gradcli.session import EvalOptions, Session
 
@@ -162,6 +163,18 @@ def test_a_large_array_goes_block_by_block_with_the_whole_arrays_results(
     want = _last(LARGE + text, **options)
     assert got.method == "taylor"
     _same_results(got, want)
+
+
+@pytest.mark.parametrize("name", sorted(
+    name for name, b in REGISTRY.items() if b.kind == "elementwise"))
+def test_every_builtin_goes_block_by_block_with_the_whole_arrays_results(
+        blocks, monkeypatch, name) -> None:
+    lo, hi = REGISTRY[name].domain
+    program = f"x = linspace({lo}, {hi}, 2500)\n{name}(0.5*x + {0.5 * (lo + hi) / 2}) * x"
+    got = _last(program, order=3)
+    assert blocks == [True]
+    monkeypatch.setattr(Session, "_over_blocks", lambda *args: None)
+    _same_results(got, _last(program, order=3))
 
 
 @pytest.mark.parametrize("text, applied", [
