@@ -12,6 +12,7 @@ import pytest
 
 from gradcli.render.csv import CsvRenderer, header
 from gradcli.render.json import error_json, render_json, strict
+from gradcli.render.numbers import format_number, format_value
 from gradcli.render.plain import RenderOptions, render_plain, series_text
 from gradcli.render.table import TableRenderer
 from gradcli.session import EvalOptions, Session
@@ -90,13 +91,41 @@ def test_plain_arrays_are_one_line_each():
     assert render_plain(res, RenderOptions(order=1)) == ["[1, 4, 9]", "[2, 4, 6]"]
 
 
+@pytest.mark.parametrize("digits", [None, 4])
+@pytest.mark.parametrize("shape", [(7,), (3, 4), (2, 1, 3), (1, 5)])
+def test_arrays_are_formatted_as_their_numbers_one_by_one(digits, shape):
+    special = [math.nan, math.inf, -math.inf, -0.0, 0.0, 3.0, -12.0, 1e16, 2.0**60, 1e-5,
+               -2.5e-10, 0.1, 1 / 3, 123456.5]
+    rng = np.random.default_rng(len(shape))
+    arr = rng.choice(special, size=shape) * rng.choice([1.0, -1.0], size=shape)
+
+    def one_by_one(a):
+        if a.ndim == 0:
+            return format_number(float(a), digits)
+        return "[" + ", ".join(one_by_one(item) for item in a) + "]"
+
+    assert format_value(arr, digits) == one_by_one(arr)
+    assert format_value(arr.astype(np.float32), digits) == one_by_one(arr.astype(np.float32))
+    ints = np.arange(int(np.prod(shape))).reshape(shape) - 3
+    assert format_value(ints, digits) == one_by_one(ints)
+
+
+def test_a_million_point_array_is_one_line_of_shortest_numbers():
+    arr = np.linspace(-2.0, 2.0, 1_000_001)
+    text = format_value(arr)
+    assert text.startswith("[-2, -1.999996, ") and text.endswith(", 2]")
+    assert text.count(",") == 1_000_000
+
+
 # --- JSON ----------------------------------------------------------------------------
 
 
 def test_strict_replaces_non_finite_numbers_only():
-    data = {"a": [1.5, math.nan, [math.inf, -math.inf]], "b": "nan", "c": True, "d": None}
+    data = {"a": [1.5, math.nan, [math.inf, -math.inf]], "b": "nan", "c": True, "d": None,
+            "e": [0.5, 2.5], "f": [0.5, math.inf], "g": [0.5, "x", math.nan]}
     assert strict(data) == {"a": [1.5, "nan", ["inf", "-inf"]], "b": "nan", "c": True,
-                            "d": None}
+                            "d": None, "e": [0.5, 2.5], "f": [0.5, "inf"],
+                            "g": [0.5, "x", "nan"]}
 
 
 def test_json_lines_are_strict_and_full_precision():

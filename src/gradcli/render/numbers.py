@@ -37,4 +37,29 @@ def format_value(value: Any, digits: int | None = None) -> str:
         if arr.dtype.kind == "b":
             return str(bool(arr))
         return format_number(arr.item(), digits)
+    if arr.dtype.kind in "fiu" and arr.size:
+        return _nested(_texts(arr.astype(np.float64, copy=False).reshape(-1), digits), arr.shape)
     return "[" + ", ".join(format_value(item, digits) for item in arr) + "]"
+
+
+def _texts(flat: np.ndarray, digits: int | None) -> list[str]:
+    """format_number of each element of a 1-D float64 array, fast: a million
+    numbers are a few seconds of Python as one call each, and ``repr`` is
+    already the text of all but non-finite, whole and negative-zero numbers."""
+    values = flat.tolist()
+    if digits is not None:
+        return [format_number(v, digits) for v in values]
+    texts = list(map(repr, values))
+    with np.errstate(invalid="ignore"):
+        # repr writes whole numbers below 1e16 with a trailing .0, and -0.0
+        odd = ~np.isfinite(flat) | ((flat == np.trunc(flat)) & (np.abs(flat) < 1e16))
+    for i in np.flatnonzero(odd).tolist():
+        texts[i] = format_number(values[i])
+    return texts
+
+
+def _nested(texts: list[str], shape: tuple[int, ...]) -> str:
+    """Texts in C order as nested brackets of ``shape`` (no zero-length axis)."""
+    for n in reversed(shape):
+        texts = ["[" + ", ".join(texts[i : i + n]) + "]" for i in range(0, len(texts), n)]
+    return texts[0]
