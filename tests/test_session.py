@@ -200,3 +200,13 @@ def test_block_by_block_keeps_the_bindings_and_reports_errors_in_place(blocks) -
     err = results[2].error
     assert err is not None and "nosuch" in err.message and err.column == 5
     assert session.values["x"].shape == (2500,)
+
+
+@pytest.mark.parametrize("text", ["asin(x)", "acos(x)", "acosh(x)", "x^x", "x^(sin(x))"])
+def test_gradient_warnings_name_the_function_written_not_its_derivatives_parts(text) -> None:
+    # asin's derivative (1 - x^2)^-0.5 fails in its '**' outside [-1, 1]: that is
+    # asin's warning, already given for its value
+    program = "x = linspace(-2, 2, 41)\n" + text
+    with_grad = _last(program, order=2, grad=True)
+    assert with_grad.error is None and with_grad.warnings
+    assert sorted(with_grad.warnings) == sorted(_last(program, order=2).warnings)

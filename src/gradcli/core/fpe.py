@@ -3,9 +3,10 @@
 NumPy reports ``log(-1)`` or ``1/0`` as a RuntimeWarning that names a ufunc,
 not the user's operation. Inside ``capture_fp_errors`` NumPy calls back on
 each error instead; the callback finds the operation being computed (the
-Function whose ``forward`` is on the stack, or a frame that names one in a
-local ``fpe_op``) and records one message per operation and kind. The hot path
-pays nothing: the stack is only inspected when an error has happened.
+Function whose ``forward`` or ``backward`` is on the stack, or a frame that
+names one in a local ``fpe_op``) and records one message per operation and
+kind. The hot path pays nothing: the stack is only inspected when an error
+has happened.
 """
 
 from __future__ import annotations
@@ -31,17 +32,23 @@ def op_label(func: Function) -> str:
 
 
 def _current_op() -> str:
+    """The outermost Function on the stack inside the innermost frame that names
+    an operation (``fpe_op``), or that name. A forward pass has one Function
+    on the stack; a backward pass has the Function being differentiated
+    outside the operations its derivative is made of, and the user wrote that
+    one: asin's derivative failing in its ``**`` is asin's warning."""
     frame = sys._getframe(2)
+    label = None
     while frame is not None:
         local = frame.f_locals
         named = local.get("fpe_op")
         if isinstance(named, str):
-            return named
+            return label or named
         owner = local.get("self")
         if isinstance(owner, Function):
-            return op_label(owner)
+            label = op_label(owner)
         frame = frame.f_back
-    return "arithmetic"
+    return label or "arithmetic"
 
 
 @contextlib.contextmanager

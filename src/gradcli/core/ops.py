@@ -309,7 +309,7 @@ class Pow(Function):
         return gx0, gx1
 
     def _backward_data(self, gy: Any) -> Any:
-        fpe_op = "'**'"  # names this frame's arithmetic in fpe messages
+        fpe_op = "'**'"  # noqa: F841 - names this frame's arithmetic in fpe messages
         c = self.c
         if c is not None:
             x = self.inputs[0].data
@@ -324,7 +324,6 @@ class Pow(Function):
         gx0 = None if type(x0) is Constant else gy * d1 * d0 ** (d1 - 1)
         gx1 = None
         if type(x1) is not Constant:
-            fpe_op = "log"  # noqa: F841
             xp = get_array_module(d0)
             base = xp.where(d0 == 0, 1, d0) if xp.any(d0 == 0) else d0  # see backward
             gx1 = gy * self.outputs[0]().data[()] * xp.log(base)

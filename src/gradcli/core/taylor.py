@@ -1384,6 +1384,7 @@ def _coefficients(y: Variable, x: Variable, order: int, derivatives: bool = Fals
     """Coefficients 1..order of y(x0 + t) as one array (order, *shape), with the
     backprop semantics (see taylor_derivatives), or with ``derivatives`` the
     derivatives k! c_k; None when Taylor mode does not apply."""
+    fpe_op = "derivative"  # noqa: F841 - read by fpe.py: k! * c_k may overflow
     if order < 0:
         raise ValueError(f"order must be >= 0, got {order}")
     x0 = x.data
