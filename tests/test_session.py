@@ -210,3 +210,16 @@ def test_gradient_warnings_name_the_function_written_not_its_derivatives_parts(t
     with_grad = _last(program, order=2, grad=True)
     assert with_grad.error is None and with_grad.warnings
     assert sorted(with_grad.warnings) == sorted(_last(program, order=2).warnings)
+
+
+def test_check_leaves_out_points_where_the_value_is_not_finite() -> None:
+    # log at -2..0: nan and -inf, its derivatives too; the rest is checked
+    res = _last("x = linspace(-2, 2, 11)\nlog(x)", check=True)
+    assert [c.ok for c in res.check] == [True, True]
+    assert all(0 < c.abs_error < 1e-5 for c in res.check)
+    # a kink among them still fails, at order 2
+    res = _last("x = [-2, 1e-9, 2]\nx*abs(x) + sqrt(x + 1)", check=True)
+    assert [c.ok for c in res.check] == [True, False]
+    # with no point left, nothing passes
+    res = _last("x = [-1, -2]\nlog(x)", check=True)
+    assert [c.ok for c in res.check] == [False, False]
