@@ -96,6 +96,7 @@ class Shell:
             if r.error is not None:
                 self.show_error(r.error, text, first_line, offset)
                 continue
+            self._before(r)
             if r.kind == "assign":
                 self.display.assigned(r.name, r.value)
             elif r.kind == "define":
@@ -104,9 +105,9 @@ class Shell:
                 self.display.grad(r.value)
             else:
                 self.display.value(r.value)
-            self._finish(r)
 
-    def _finish(self, r: Result) -> None:
+    def _before(self, r: Result) -> None:
+        """A result's warnings, before the result, as ``gradcli eval`` prints them."""
         for w in r.warnings:
             self.display.warning(w)
         self._bump(int(r.exit_status))
@@ -184,8 +185,8 @@ class Shell:
         for r in results:
             if r.error is None and r.kind == "value" and r.wrt is not None:
                 at = _value_of(session, r.wrt)
+                self._before(r)
                 self.display.derivatives(r.input, r.wrt, at, [r.value, *(r.derivatives or [])])
-                self._finish(r)
             else:
                 self.show([r], text, first_line, offset + skip)
 
@@ -199,11 +200,11 @@ class Shell:
             if r.error is None and r.kind == "value" and r.check is not None:
                 rows = [Row(c.order, c.autodiff, c.numerical, c.abs_error, c.rel_error, c.ok)
                         for c in r.check]
+                self._before(r)
                 if rows:
                     self.display.check(r.input, r.wrt or "", rows)
                 else:
                     self.display.info("nothing to check: no derivative here has an estimate")
-                self._finish(r)
             else:
                 self.show([r], text, first_line, offset)
 
