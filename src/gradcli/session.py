@@ -291,6 +291,8 @@ class Session:
         taylor = _taylor_module()
         if not 1 <= top <= taylor.MAX_ORDER:
             return None
+        if not any(map(taylor.blockwise, self.values.values())):
+            return None  # the usual case, decided before any look at the expression
         try:
             wrt = options.wrt or self.default_wrt(node)
         except GradcliError:
