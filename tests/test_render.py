@@ -10,6 +10,7 @@ import math
 import numpy as np
 import pytest
 
+from gradcli.render import numbers
 from gradcli.render.csv import CsvRenderer, header
 from gradcli.render.json import error_json, render_json, strict
 from gradcli.render.numbers import format_number, format_value
@@ -91,9 +92,11 @@ def test_plain_arrays_are_one_line_each():
     assert render_plain(res, RenderOptions(order=1)) == ["[1, 4, 9]", "[2, 4, 6]"]
 
 
+@pytest.mark.parametrize("chunk", [65536, 3])
 @pytest.mark.parametrize("digits", [None, 4])
-@pytest.mark.parametrize("shape", [(7,), (3, 4), (2, 1, 3), (1, 5)])
-def test_arrays_are_formatted_as_their_numbers_one_by_one(digits, shape):
+@pytest.mark.parametrize("shape", [(7,), (3, 4), (2, 1, 3), (1, 5), (5, 2)])
+def test_arrays_are_formatted_as_their_numbers_one_by_one(monkeypatch, chunk, digits, shape):
+    monkeypatch.setattr(numbers, "CHUNK", chunk)  # 3: chunks end inside rows and between
     special = [math.nan, math.inf, -math.inf, -0.0, 0.0, 3.0, -12.0, 1e16, 2.0**60, 1e-5,
                -2.5e-10, 0.1, 1 / 3, 123456.5]
     rng = np.random.default_rng(len(shape))

@@ -38,8 +38,28 @@ def format_value(value: Any, digits: int | None = None) -> str:
             return str(bool(arr))
         return format_number(arr.item(), digits)
     if arr.dtype.kind in "fiu" and arr.size:
-        return _nested(_texts(arr.astype(np.float64, copy=False).reshape(-1), digits), arr.shape)
+        return _format_array(arr.astype(np.float64, copy=False), digits)
     return "[" + ", ".join(format_value(item, digits) for item in arr) + "]"
+
+
+CHUNK = 65536
+"""Numbers made into text at a time: a Python string per number lives only
+while its chunk is joined, so ten million numbers never exist as ten million
+strings at once (about 70 bytes each)."""
+
+
+def _format_array(arr: np.ndarray, digits: int | None) -> str:
+    flat = arr.reshape(-1)
+    if arr.ndim == 1:
+        return "[" + ", ".join(", ".join(_texts(flat[i : i + CHUNK], digits))
+                               for i in range(0, flat.size, CHUNK)) + "]"
+    n = arr.shape[-1]
+    step = max(1, CHUNK // n) * n  # whole rows of the last axis
+    rows: list[str] = []
+    for i in range(0, flat.size, step):
+        texts = _texts(flat[i : i + step], digits)
+        rows.extend("[" + ", ".join(texts[j : j + n]) + "]" for j in range(0, len(texts), n))
+    return _nested(rows, arr.shape[:-1])
 
 
 def _texts(flat: np.ndarray, digits: int | None) -> list[str]:
