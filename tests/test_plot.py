@@ -166,3 +166,41 @@ def test_importing_the_graph_writer_does_not_import_graphviz() -> None:
     code = "import sys, gradcli.render.graph; print('graphviz' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+def test_a_derivative_written_in_the_expression_is_drawn_as_its_graph(session) -> None:
+    # sin'(x) and diff(...) stay graphs for plot, connected to x, not one number
+    for text, order in (("sin'(x)", 1), ("sin'(x)", 0), ("diff(x^3, x)", 0)):
+        g = session.graph(text, order=order)
+        labels = list(nodes_of(g.dot).values())
+        assert g.nodes > 3 and "x" in labels, (text, order, labels)
+
+
+def test_plot_runs_definitions_and_assignments_before_its_expression(session) -> None:
+    g = session.graph("f(t) = t^2 + c; c = 5; f(x)", order=1, wrt="x")
+    assert g.nodes > 3 and "f" in session.functions and session.values["c"] == 5
+    for text in ("f(t) = t^2", "x^2; x^3", "y = 2"):
+        with pytest.raises(UsageError, match="one expression"):
+            session.graph(text)
+
+
+@pytest.mark.parametrize("wrt, message", [
+    ("pi", "cannot differentiate by the constant 'pi'"),
+    ("sin", "cannot differentiate by the function 'sin'"),
+])
+def test_plot_by_a_constant_or_a_function_is_a_usage_error(session, wrt, message) -> None:
+    with pytest.raises(UsageError, match=message):
+        session.graph("pi*sin(x)", order=1, wrt=wrt)
+
+
+def test_plot_order_limit_and_grad_say_what_to_do(session) -> None:
+    with pytest.raises(LimitError, match=r"the order 1001 is outside 0\.\.1000"):
+        session.graph("x^2", order=1001)
+    with pytest.raises(UsageError, match="order of 1 and the variable"):
+        session.graph("grad(x*x)")
+
+
+def test_a_dot_too_large_to_render_is_not_advised_as_svg(tmp_path) -> None:
+    g = GraphResult(dot="digraph g {\n}\n", nodes=RENDER_LIMIT + 1, order=9, wrt="x")
+    lines = write_graph(g, str(tmp_path / "huge.dot"))
+    assert "--order" in lines[1] and ".svg" not in lines[1]

@@ -391,3 +391,19 @@ def test_a_bad_setting_is_reported_before_any_prompt(tmp_path) -> None:
     assert done.returncode == 2
     assert done.stdout == ""
     assert done.stderr == "error: unknown dtype 'float16'; expected float64 or float32\n"
+
+
+def test_piped_d_and_check_take_expressions_and_print_as_eval_does(tmp_path) -> None:
+    text = "x = 2\n:check x^4\n:check x = 5\n:d f(t) = 1\n:d 1.5 x\nx\n"
+    done = subprocess.run([PYTHON, "-m", "gradcli.repl"], input=text, text=True,
+                          capture_output=True, env=_env(tmp_path), timeout=60)
+    out = done.stdout.splitlines()
+    assert out[0].startswith("check order 1: autodiff 32 numerical 32.0")
+    assert out[0].endswith(" pass") and out[1].startswith("check order 2: autodiff 48")
+    assert out[2:] == ["2"]  # x was not rebound, f not defined
+    assert done.stderr.splitlines() == [
+        "error: :check takes expressions; run 'x = 5' on its own first",
+        "error: :d takes expressions; run 'f(t) = 1' on its own first",
+        "error: the order must be a whole number from 0, not 1.5",
+    ]
+    assert done.returncode == 2

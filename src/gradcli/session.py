@@ -463,21 +463,35 @@ class Session:
         """The graph of one expression, or with ``order`` N of its N-th derivative."""
         from .core.dot import count_nodes, get_dot_graph  # noqa: PLC0415
 
-        statements = parse(text)
-        if len(statements) != 1 or isinstance(statements[0].node, (ast.Assign, ast.Define)):
-            raise UsageError("plot needs exactly one expression")
-        node = statements[0].node
+        *setup, last = parse(text)
+        node = last.node
+        if isinstance(node, (ast.Assign, ast.Define)) or any(
+                not isinstance(st.node, (ast.Assign, ast.Define)) for st in setup):
+            raise UsageError(
+                "plot draws one expression (after any assignments and definitions)")
+        if isinstance(node, ast.Call) and node.func == "grad":
+            raise UsageError("plot draws an expression; for the graph of a gradient, "
+                             "plot the expression with an order of 1 and the variable")
         if order < 0 or order > MAX_ORDER:
-            raise UsageError(f"--order must be between 0 and {MAX_ORDER}")
-        ev = Evaluator(self)
+            raise LimitError(f"the order {order} is outside 0..{MAX_ORDER}")
+        for st in setup:  # f(t) = ... before the expression that calls it
+            done = self.run_statement(st, EvalOptions())
+            if done.error is not None:
+                raise done.error
+        # keep_graph: diff(...) and f'(x) stay graphs, to be drawn
+        ev = Evaluator(self, keep_graph=True)
         x = None
         if order:
             wrt = wrt or self.default_wrt(node)
             if wrt is None:
                 raise UsageError("the expression has no variable to differentiate by")
+            if wrt in REGISTRY or wrt in SPECIAL_FORMS:
+                raise UsageError(f"cannot differentiate by the function '{wrt}'")
             x = ev.leaf(wrt)
-            if x is None or type(x) is Constant:
+            if x is None:
                 raise UnknownNameError(f"'{wrt}' has no value; " + self._hint("value", wrt))
+            if type(x) is Constant:
+                raise UsageError(f"cannot differentiate by the constant '{wrt}'")
         with capture_fp_errors() as fp_messages:
             y = ev.eval(node)
             # The output is "y" unless the user has a variable of that name.

@@ -66,7 +66,8 @@ def write_graph(g: GraphResult, path: str) -> list[str]:
     what = f"order-{g.order} derivative by {g.wrt}, " if g.order else ""
     lines = [f"graph: {g.nodes} nodes ({what}written to {path})"]
     if g.nodes > LARGE_GRAPH:
-        advice = "lower --order" if ext == ".svg" else "lower --order, or write .svg to zoom in"
+        svg = ext != ".svg" and g.nodes <= RENDER_LIMIT  # an .svg there would be refused
+        advice = "lower --order, or write .svg to zoom in" if svg else "lower --order"
         lines.append(
             f"warning: the graph has {g.nodes} nodes (more than {LARGE_GRAPH}) and may be "
             f"hard to read; try {advice}"

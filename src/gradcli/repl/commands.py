@@ -46,6 +46,7 @@ KEYS = [
     ("Ctrl-D", "leave, on an empty line"),
 ]
 _ORDER = re.compile(r"(\d+)\s+(?=\S)")  # the optional N of :d and :plot
+_NOT_AN_ORDER = re.compile(r"(-?[\d.]+(?:[eE][+-]?\d+)?)\s+(?=\S)")  # -1, 1.5, 1e3
 
 
 class Shell:
@@ -180,6 +181,7 @@ class Shell:
         order, expr, skip = _split_order(args, default=1)
         if not expr.strip():
             raise UsageError("usage: :d [N] EXPR, as in :d 2 sin(x)")
+        _expressions_only(expr, ":d")
         session = self.session
         results = session.run(expr, EvalOptions(order=order), first_line)
         for r in results:
@@ -195,6 +197,7 @@ class Shell:
 
         if not args.strip():
             raise UsageError("usage: :check EXPR, as in :check sin(x)**2")
+        _expressions_only(args, ":check")
         results = self.session.run(args, EvalOptions(check=True), first_line)
         for r in results:
             if r.error is None and r.kind == "value" and r.check is not None:
@@ -246,8 +249,26 @@ def _split_order(args: str, default: int) -> tuple[int, str, int]:
     """``"2 sin(x)"`` -> (2, "sin(x)", 2): the order, the rest, and where it starts."""
     m = _ORDER.match(args)
     if m is None:
+        bad = _NOT_AN_ORDER.match(args)
+        if bad is not None:
+            raise UsageError(f"the order must be a whole number from 0, not {bad.group(1)}")
         return default, args, 0
     return int(m.group(1)), args[m.end():], m.end()
+
+
+def _expressions_only(text: str, command: str) -> None:
+    """A UsageError when ``text`` assigns or defines: a command that shows an
+    expression's derivatives must not rebind anything on the way."""
+    from ..lang import ast  # noqa: PLC0415
+    from ..lang.parser import parse_each  # noqa: PLC0415
+
+    try:
+        statements = parse_each(text)
+    except GradcliError:
+        return  # the run that follows reports it, at its place
+    for st in statements:
+        if isinstance(getattr(st, "node", None), (ast.Assign, ast.Define)):
+            raise UsageError(f"{command} takes expressions; run '{st.source}' on its own first")
 
 
 def _value_of(session: Session, name: str) -> Any:

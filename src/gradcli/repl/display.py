@@ -98,12 +98,10 @@ class PlainDisplay:
             self._print(format_value(v))
 
     def check(self, expr: str, wrt: str, rows: Sequence[Row]) -> None:
-        for r in rows:
-            self._print(
-                f"order {r.order}: autodiff {format_value(r.autodiff)} "
-                f"numerical {format_value(r.numerical)} abs_error {_err(r.abs_error)} "
-                f"rel_error {_err(r.rel_error)} {'ok' if r.ok else 'FAIL'}"
-            )
+        from ..render.plain import check_line  # noqa: PLC0415
+
+        for r in rows:  # a Row has a CheckEntry's fields: lines as gradcli eval prints them
+            self._print(check_line(r))  # type: ignore[arg-type]
 
     def variables(self, items: Sequence[tuple[str, Any]]) -> None:
         for name, v in items:
