@@ -51,9 +51,13 @@ def test_series_text(coefficients, point, digits, expected):
     assert series_text(coefficients, "x", point, digits) == expected
 
 
-def test_series_text_over_an_array_point_keeps_every_term():
+def test_series_text_over_an_array_point():
     text = series_text([np.array([0.0, 1.0]), np.array([1.0, 2.0])], "t", np.array([0.0, 1.0]))
     assert text == "[0, 1] + [1, 2]*(t - [0, 1])"
+    # all-zero terms left out, all-one coefficients not written; the value stays
+    text = series_text([np.array([0.0, 0.0]), np.array([1.0, 1.0]), np.zeros(2),
+                        np.array([0.0, np.nan])], "x", np.array([1.0, 2.0]))
+    assert text == "[0, 0] + (x - [1, 2]) + [0, nan]*(x - [1, 2])^3"
 
 
 # --- plain ---------------------------------------------------------------------------

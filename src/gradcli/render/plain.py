@@ -46,7 +46,9 @@ def series_text(coefficients: list[Any], var: str, point: Any,
     About 0 the powers are plain ``x``, ``x^2``; about a negative point they
     read ``(x + 0.5)``. Zero terms are left out, a coefficient of 1 is not
     written and -1 is a bare minus; an all-zero series is ``0``. When the point
-    is an array the coefficients are arrays and every term is kept.
+    is an array the coefficients are arrays: the value is always written, a
+    term whose coefficients are all 0 is left out and one whose are all 1 is
+    its bare power.
     """
     a = np.asarray(point if point is not None else 0.0)
     scalar = a.ndim == 0 and all(np.asarray(c).ndim == 0 for c in coefficients)
@@ -54,8 +56,11 @@ def series_text(coefficients: list[Any], var: str, point: Any,
         base = f"({var} - {format_value(a, digits)})"
         terms = [format_value(coefficients[0], digits)] if coefficients else []
         for k, c in enumerate(coefficients[1:], start=1):
+            c = np.asarray(c)
+            if not c.any():  # nan counts as nonzero
+                continue
             power = base if k == 1 else f"{base}^{k}"
-            terms.append(f"{format_value(c, digits)}*{power}")
+            terms.append(power if bool(np.all(c == 1)) else f"{format_value(c, digits)}*{power}")
         return " + ".join(terms) if terms else "0"
 
     a_value = float(a)
