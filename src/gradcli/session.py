@@ -226,9 +226,8 @@ class Session:
 
     def _expression(self, node: Any, options: EvalOptions, res: Result) -> None:
         x = ds = None
-        for what, n in (("order", options.order), ("series order", options.series or 0)):
-            if not 0 <= n <= MAX_ORDER:  # the CLI checks its options before: the REPL's words
-                raise LimitError(f"the {what} {n} is outside 0..{MAX_ORDER}")
+        _order_limit("order", options.order)
+        _order_limit("series order", options.series or 0)
         top = max(options.order, options.series or 0, 2 if options.check else 0)
         leaves = {}
         over_blocks = self._over_blocks(node, options, top)
@@ -246,11 +245,7 @@ class Session:
                 self._constant_derivatives(y, options, res)
             elif options.wants_derivatives:
                 res.wrt = wrt
-                x = ev.leaf(wrt)
-                if x is None:
-                    raise UnknownNameError(f"'{wrt}' has no value; " + self._hint("value", wrt))
-                if type(x) is Constant:
-                    raise UsageError(f"cannot differentiate by the constant '{wrt}'")
+                x = self._leaf_to_differentiate(ev, wrt)
                 res.point = _host(x.data)
             if options.grad:
                 for name in self._variables_of(node):
@@ -277,6 +272,16 @@ class Session:
         if options.grad:
             gs = core_grad(y, list(leaves.values())) if leaves else []
             res.gradient = {n: _host(g.data) for n, g in zip(leaves, gs)}
+
+    def _leaf_to_differentiate(self, ev: Evaluator, wrt: str) -> Variable:
+        """The Variable ``wrt`` names in ``ev``; a clear error when it is a constant
+        or has no value."""
+        x = ev.leaf(wrt)
+        if x is None:
+            raise UnknownNameError(f"'{wrt}' has no value; " + self._hint("value", wrt))
+        if type(x) is Constant:
+            raise UsageError(f"cannot differentiate by the constant '{wrt}'")
+        return x
 
     def _over_blocks(self, node: Any, options: EvalOptions,
                      top: int) -> tuple[Variable, Variable, list[Any]] | None:
@@ -472,8 +477,7 @@ class Session:
         if isinstance(node, ast.Call) and node.func == "grad":
             raise UsageError("plot draws an expression; for the graph of a gradient, "
                              "plot the expression with an order of 1 and the variable")
-        if order < 0 or order > MAX_ORDER:
-            raise LimitError(f"the order {order} is outside 0..{MAX_ORDER}")
+        _order_limit("order", order)
         for st in setup:  # f(t) = ... before the expression that calls it
             done = self.run_statement(st, EvalOptions())
             if done.error is not None:
@@ -487,11 +491,7 @@ class Session:
                 raise UsageError("the expression has no variable to differentiate by")
             if wrt in REGISTRY or wrt in SPECIAL_FORMS:
                 raise UsageError(f"cannot differentiate by the function '{wrt}'")
-            x = ev.leaf(wrt)
-            if x is None:
-                raise UnknownNameError(f"'{wrt}' has no value; " + self._hint("value", wrt))
-            if type(x) is Constant:
-                raise UsageError(f"cannot differentiate by the constant '{wrt}'")
+            x = self._leaf_to_differentiate(ev, wrt)
         with capture_fp_errors() as fp_messages:
             y = ev.eval(node)
             # The output is "y" unless the user has a variable of that name.
@@ -521,6 +521,12 @@ class Session:
 
     def pending_warnings(self) -> list[str]:
         return list(self._warnings)
+
+
+def _order_limit(what: str, n: int) -> None:
+    # the CLI checks its options before: these are the REPL's words
+    if not 0 <= n <= MAX_ORDER:
+        raise LimitError(f"the {what} {n} is outside 0..{MAX_ORDER}")
 
 
 def _taylor_module() -> Any:
