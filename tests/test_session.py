@@ -223,3 +223,14 @@ def test_check_leaves_out_points_where_the_value_is_not_finite() -> None:
     # with no point left, nothing passes
     res = _last("x = [-1, -2]\nlog(x)", check=True)
     assert [c.ok for c in res.check] == [False, False]
+
+
+@pytest.mark.parametrize("wrt, message", [
+    ("sin", "cannot differentiate by the function 'sin'"),
+    ("pi", "cannot differentiate by the constant 'pi'"),
+])
+def test_eval_by_a_function_or_a_constant_says_so(wrt, message) -> None:
+    # as plot does; 'sin' used to be "has no value; give one with --at sin=..."
+    res = _last("x = 1\npi*sin(x)", order=1, wrt=wrt)
+    assert res.error is not None and res.error.message == message
+    assert res.error.exit_status == 2

@@ -274,8 +274,10 @@ class Session:
             res.gradient = {n: _host(g.data) for n, g in zip(leaves, gs)}
 
     def _leaf_to_differentiate(self, ev: Evaluator, wrt: str) -> Variable:
-        """The Variable ``wrt`` names in ``ev``; a clear error when it is a constant
-        or has no value."""
+        """The Variable ``wrt`` names in ``ev``; a clear error when it is a function,
+        a constant or has no value."""
+        if wrt in REGISTRY or wrt in SPECIAL_FORMS:
+            raise UsageError(f"cannot differentiate by the function '{wrt}'")
         x = ev.leaf(wrt)
         if x is None:
             raise UnknownNameError(f"'{wrt}' has no value; " + self._hint("value", wrt))
@@ -489,8 +491,6 @@ class Session:
             wrt = wrt or self.default_wrt(node)
             if wrt is None:
                 raise UsageError("the expression has no variable to differentiate by")
-            if wrt in REGISTRY or wrt in SPECIAL_FORMS:
-                raise UsageError(f"cannot differentiate by the function '{wrt}'")
             x = self._leaf_to_differentiate(ev, wrt)
         with capture_fp_errors() as fp_messages:
             y = ev.eval(node)
