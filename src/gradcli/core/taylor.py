@@ -1484,9 +1484,7 @@ def _coefficients_blockwise(plan: _Plan, n: int, derivatives: bool, dtype: Any,
                 d = 0 if h is None else min(h.shape[0], n)
                 if h is block:  # y's rule wrote its rows in place: scale them there
                     if col is not None and not _local.scaled:
-                        block[1:] *= col[1:]
-                        if col[0, 0] != 1.0:
-                            block[0] *= col[0, 0]
+                        block[1:] *= col[1:]  # row 0 is c_1 itself (1! = 1)
                 elif d:
                     if col is None:
                         block[:d] = h[:d]
