@@ -1007,13 +1007,20 @@ def _linear(A: Any, B: Any, sign: float) -> Any:
     if A is None:
         return B if sign > 0 else -B
     da, db = A.shape[0], B.shape[0]
-    if da != db:  # pad the shorter series with zero rows
-        xp = get_array_module(A)
-        if da < db:
-            A = xp.concatenate([A, xp.zeros((db - da,) + A.shape[1:], dtype=A.dtype)])
-        else:
-            B = xp.concatenate([B, xp.zeros((da - db,) + B.shape[1:], dtype=B.dtype)])
-    return A + B if sign > 0 else A - B
+    if da == db:
+        return A + B if sign > 0 else A - B
+    # the shorter series padded with zero rows, without making the padding
+    xp = get_array_module(A)
+    op = xp.add if sign > 0 else xp.subtract
+    m = min(da, db)
+    out = _empty((max(da, db),) + _bshape(A.shape[1:], B.shape[1:]),
+                 np.result_type(A.dtype, B.dtype), xp)
+    op(A[:m], B[:m], out=out[:m])
+    if da > db:
+        op(A[m:], 0.0, out=out[m:])
+    else:
+        op(0.0, B[m:], out=out[m:])
+    return out
 
 
 def _neg_rule(f: Function, ins: list[tuple[Any, Any]], y0: Any, n: int) -> Any:
