@@ -257,6 +257,9 @@ class Function:
     __slots__ = ("inputs", "outputs", "generation", "_visit", "__weakref__", "__dict__")
     op_name: str | None = None
     """How messages name this operation ('/', 'log'); None means the class name."""
+    ufunc: Any = None
+    """The NumPy ufunc that is this elementwise forward pass on NumPy arrays, if one
+    is: a blockwise Taylor replay calls it with ``out=`` into its own buffers."""
 
     def __call__(self, *inputs: Any) -> Any:
         # The one- and two-input cases are spelled out: on CPython 3.11 a loop or a

@@ -145,6 +145,7 @@ class _Binary(Function):
 # The forwards are spelled out (no shared helper call): they are the hot path.
 class Add(_Binary):
     __slots__ = ()
+    ufunc = _np_add
     op_name = "+"
 
     def forward(self, x0: Any, x1: Any) -> Any:
@@ -169,6 +170,7 @@ class Add(_Binary):
 
 class Sub(_Binary):
     __slots__ = ()
+    ufunc = _np_sub
     op_name = "-"
 
     def forward(self, x0: Any, x1: Any) -> Any:
@@ -190,6 +192,7 @@ class Sub(_Binary):
 
 class Mul(_Binary):
     __slots__ = ()
+    ufunc = _np_mul
     op_name = "*"
 
     def forward(self, x0: Any, x1: Any) -> Any:
@@ -222,6 +225,7 @@ class Mul(_Binary):
 
 class Div(_Binary):
     __slots__ = ()
+    ufunc = _np_div
     op_name = "/"
 
     def forward(self, x0: Any, x1: Any) -> Any:
@@ -252,6 +256,7 @@ class Div(_Binary):
 
 class Neg(Function):
     op_name = "-"
+    ufunc = _np_neg
 
     def forward(self, x: Any) -> Any:
         if type(x) is _ndarray:

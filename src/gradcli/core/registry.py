@@ -94,6 +94,7 @@ def elementwise(
     if isinstance(forward, str):
         np_func = getattr(np, forward)
         xp_name = forward
+        ufunc = np_func if isinstance(np_func, np.ufunc) else None
 
         def _forward(self: Function, x: Any) -> Any:
             if type(x) is np.ndarray:
@@ -101,6 +102,7 @@ def elementwise(
             return getattr(get_array_module(x), xp_name)(x)
     else:
         fwd = forward
+        ufunc = None
 
         def _forward(self: Function, x: Any) -> Any:
             return fwd(get_array_module(x), x)
@@ -118,6 +120,7 @@ def elementwise(
             "backward": _backward,
             "op_name": name,
             "taylor_rule": staticmethod(taylor) if taylor else None,
+            "ufunc": ufunc,
         },
     )
 

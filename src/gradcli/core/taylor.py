@@ -1460,7 +1460,8 @@ def _coefficients_blockwise(plan: _Plan, n: int, derivatives: bool, dtype: Any,
     else:
         flat[0] = np.ravel(values)
         whole = [0]
-        forward = [(f.forward, ins, at) for _, f, _, _, _, ins, at in plan.steps]
+        forward = [(label, type(f).ufunc, f.forward, ins, at, plan.variables[at].data.dtype)
+                   for label, f, _, _, _, ins, at in plan.steps]
     seed = np.ones((1, 1), dtype=_dtype(x0))
     coef = np.empty((n, size), dtype=dtype)
     value = None if values is None else np.empty(size, dtype=plan.variables[plan.y_at].data.dtype)
@@ -1480,11 +1481,18 @@ def _coefficients_blockwise(plan: _Plan, n: int, derivatives: bool, dtype: Any,
                 data = flat.copy()
                 for i in whole:
                     data[i] = flat[i][lo:hi_]
-                for fwd, ins, at in forward:
-                    data[at] = fwd(*[data[i] for i in ins])
-                if value is not None:
-                    value[lo:hi_] = data[y_at]
                 arena.i = 0
+                # a ufunc writes into the block arena, and y into its place in value:
+                # no new array and no copy per block (fpe.py names the step's label)
+                for fpe_op, ufunc, fwd, ins, at, dt in forward:  # noqa: B007
+                    if ufunc is None:
+                        data[at] = fwd(*[data[i] for i in ins])
+                        if at == y_at:
+                            value[lo:hi_] = data[at]
+                    else:
+                        out = value[lo:hi_] if at == y_at else arena.get((hi_ - lo,), dt)
+                        data[at] = ufunc(*[data[i] for i in ins], out=out)
+                fpe_op = "derivative"  # noqa: F841 - read by fpe.py: k! * c_k may overflow
                 _local.scaled = False
                 block = coef[:, lo:hi_]
                 h = _replay(plan, data, seed, n, block)
