@@ -225,6 +225,25 @@ def test_check_leaves_out_points_where_the_value_is_not_finite() -> None:
     assert [c.ok for c in res.check] == [False, False]
 
 
+def test_check_leaves_out_points_whose_step_leaves_the_domain_without_a_warning() -> None:
+    # at 1e-6 the step (about 6e-6) reaches log's negative side: no estimate there,
+    # and the probe's nan is not the user's warning
+    res = _last("x = [1e-6, 0.5, 1, 2]\nlog(x)", check=True)
+    assert [c.ok for c in res.check] == [True, True]
+    assert all(np.isnan(c.numerical[0]) for c in res.check)
+    assert all(0 < c.abs_error < 1e-5 for c in res.check)
+    assert res.warnings == []
+    # an infinite derivative at the edge (sqrt at 0) is left out the same way
+    res = _last("x = [0, 0.5, 1, 2]\nsqrt(x)", check=True)
+    assert [c.ok for c in res.check] == [True, True]
+    # a nan from autodiff where the estimate is a number still fails
+    res = _last("x = [0, 1]\nsqrt(x^2)", check=True)
+    assert [c.ok for c in res.check] == [False, False]
+    # one point alone: nothing can be compared, so nothing passes
+    res = _last("x = 1e-6\nlog(x)", check=True)
+    assert [c.ok for c in res.check] == [False, False]
+
+
 @pytest.mark.parametrize("wrt, message", [
     ("sin", "cannot differentiate by the function 'sin'"),
     ("pi", "cannot differentiate by the constant 'pi'"),
