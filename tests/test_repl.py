@@ -402,8 +402,21 @@ def test_piped_d_and_check_take_expressions_and_print_as_eval_does(tmp_path) -> 
     assert out[0].endswith(" pass") and out[1].startswith("check order 2: autodiff 48")
     assert out[2:] == ["2"]  # x was not rebound, f not defined
     assert done.stderr.splitlines() == [
-        "error: :check takes expressions; run 'x = 5' on its own first",
-        "error: :d takes expressions; run 'f(t) = 1' on its own first",
-        "error: the order must be a whole number from 0, not 1.5",
+        "error: :check takes expressions; run 'x = 5' on its own first (line 3)",
+        "error: :d takes expressions; run 'f(t) = 1' on its own first (line 4)",
+        "error: the order must be a whole number from 0, not 1.5 (line 5)",
     ]
+    assert done.returncode == 2
+
+
+def test_piped_commands_errors_and_warnings_name_their_line(tmp_path) -> None:
+    # as parse and name errors do: a script's reader finds the line at fault
+    text = "x = 2\n:bogus\nlog(-x)\n(1 +\n2) + nosuch\n:d 1 sqrt(-x)\n"
+    done = subprocess.run([PYTHON, "-m", "gradcli.repl"], input=text, text=True,
+                          capture_output=True, env=_env(tmp_path), timeout=60)
+    err = done.stderr.splitlines()
+    assert err[0].startswith("error: unknown command ':bogus'") and err[0].endswith("(line 2)")
+    assert err[1] == "warning: log: argument outside the domain; the result is nan (line 3)"
+    assert err[2].startswith("error: unknown name 'nosuch'") and "(line 5, column" in err[2]
+    assert err[-1] == "warning: sqrt: argument outside the domain; the result is nan (line 6)"
     assert done.returncode == 2

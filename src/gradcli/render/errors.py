@@ -13,6 +13,8 @@ def format_error(err: GradcliError, line_text: str | None = None, prefix: str = 
     where = ""
     if err.line is not None and err.column is not None:
         where = f" (line {err.line}, column {err.column})"
+    elif err.line is not None:
+        where = f" (line {err.line})"
     lines = [f"{prefix}: {err.message}{where}"]
     if line_text is not None and err.column is not None:
         shown = line_text.expandtabs(1).rstrip("\n")

@@ -110,7 +110,7 @@ class Shell:
     def _before(self, r: Result) -> None:
         """A result's warnings, before the result, as ``gradcli eval`` prints them."""
         for w in r.warnings:
-            self.display.warning(w)
+            self.display.warning(f"{w} (line {r.line})" if self.positions else w)
         self._bump(int(r.exit_status))
 
     def show_error(self, err: GradcliError, text: str, first_line: int = 1,
@@ -131,6 +131,8 @@ class Shell:
                     shown.column += offset
             if not self.positions and len(lines) == 1:
                 shown.line = None  # one typed line: the caret says where
+        elif self.positions:  # an error of the input as a whole (a command): its line
+            shown.line = first_line
         self.display.error(format_error(shown, line_text))
         self._bump(int(err.exit_status))
 
