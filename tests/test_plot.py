@@ -157,6 +157,15 @@ def test_a_derivative_graph_stops_at_the_node_limit(session) -> None:
     assert session.graph("exp(sin(x))*log(1+x**2)", order=3).nodes < 20_000
 
 
+def test_the_graph_drawn_counts_against_the_node_limit(session) -> None:
+    # order 7 builds graphs of fewer than 20,000 nodes on the way, but its own has
+    # about 25,000: refused, as order 12 is (that one stops at order 7)
+    with pytest.raises(LimitError, match=r"order-7 derivative's graph has [\d,]+ nodes, "
+                                         r"more than the 20,000"):
+        session.graph("exp(sin(x))*log(1+x**2)", order=7)
+    assert session.graph("exp(sin(x))*log(1+x**2)", order=6).nodes < 20_000
+
+
 def test_unwritable_path_is_a_gradcli_error(session, tmp_path) -> None:
     with pytest.raises(GradcliError, match="cannot write"):
         write_graph(session.graph(EXPR), str(tmp_path / "no" / "such" / "dir" / "g.dot"))

@@ -505,8 +505,14 @@ class Session:
                 y = nested_derivative(y, x, order, PLOT_MAX_NODES)
                 y.name = f"d{order}y" if order > 1 else "dy"
         self._warnings = fp_messages
+        # the budget above counts the graphs built on the way; the one drawn counts too
+        nodes = count_nodes(y)
+        if nodes > PLOT_MAX_NODES:
+            what = f"the order-{order} derivative's graph" if order else "the graph"
+            raise LimitError(f"{what} has {nodes:,} nodes, more than the {PLOT_MAX_NODES:,} "
+                             "drawn at most; ask for a lower order")
         return GraphResult(get_dot_graph(y, verbose=verbose, values=verbose),
-                           count_nodes(y), order, wrt)
+                           nodes, order, wrt)
 
     def warn(self, message: str) -> None:
         """A warning for the statement being run (shown after its result)."""
