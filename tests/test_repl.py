@@ -185,6 +185,22 @@ def test_plot_writes_the_graph_file(tmp_path) -> None:
         assert "<svg" in svg.read_text()
 
 
+def test_piped_plot_takes_a_quoted_file_name_and_names_the_line_of_an_error(tmp_path) -> None:
+    spaced, single = tmp_path / "my graph.dot", tmp_path / "a b.dot"
+    text = (f'x = 2\n:plot 1 x^3 "{spaced}"\n:plot x^2 \'{single}\'\n'
+            f':plot "{spaced}"\n:plot nosuch + 1 {tmp_path / "c.dot"}\n')
+    done = subprocess.run([PYTHON, "-m", "gradcli.repl"], input=text, text=True,
+                          capture_output=True, env=_env(tmp_path), timeout=60)
+    assert spaced.read_text().startswith("digraph g {")
+    assert single.read_text().startswith("digraph g {")
+    err = [line for line in done.stderr.splitlines() if not line.startswith("graph: ")]
+    assert err[0].startswith("error: usage: :plot [N] EXPR FILE") and err[0].endswith("(line 4)")
+    # the expression's error is on the input's line 5, not the expression's line 1
+    assert err[1].startswith("error: unknown name 'nosuch'") and "(line 5, column 7)" in err[1]
+    assert err[3] == "        ^"
+    assert not (tmp_path / "c.dot").exists()
+
+
 def test_clear_forgets_bindings_and_unknown_commands_are_errors(tmp_path) -> None:
     _, out, _ = drive("x = 2\r:clear\rx\r:vras\r", tmp_path)
     assert "cleared every variable and function" in out

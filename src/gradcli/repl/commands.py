@@ -46,6 +46,7 @@ KEYS = [
     ("Ctrl-D", "leave, on an empty line"),
 ]
 _ORDER = re.compile(r"(\d+)\s+(?=\S)")  # the optional N of :d and :plot
+_QUOTED_FILE = re.compile(r"""(?:^|\s)(["'])(.*)\1\s*$""")  # the language has no strings
 _NOT_AN_ORDER = re.compile(r"(-?[\d.]+(?:[eE][+-]?\d+)?)\s+(?=\S)")  # -1, 1.5, 1e3
 
 
@@ -216,8 +217,9 @@ class Shell:
     def cmd_plot(self, args: str, text: str, first_line: int, offset: int) -> None:
         from ..render.graph import graph_format, write_graph  # noqa: PLC0415
 
-        parts = args.rsplit(None, 1)
-        if len(parts) < 2:
+        quoted = _QUOTED_FILE.search(args)  # "my graph.png": a name with spaces
+        parts = [args[:quoted.start()], quoted.group(2)] if quoted else args.rsplit(None, 1)
+        if len(parts) < 2 or not parts[0].strip() or not parts[1]:
             raise UsageError(
                 "usage: :plot [N] EXPR FILE, as in :plot 2 x**4 - 2*x**2 graph.png"
             )
@@ -229,6 +231,9 @@ class Shell:
         try:
             g = session.graph(expr, order=order)
         except GradcliError as err:
+            if err.line is not None:  # counted from the expression's line: the input's
+                err = copy.copy(err)
+                err.line += first_line - 1
             self.show_error(err, text, first_line, offset + skip)
             return
         for w in session.pending_warnings():
