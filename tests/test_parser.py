@@ -586,6 +586,24 @@ def test_an_edited_grammar_gets_a_new_parser_file(tmp_path, monkeypatch) -> None
     assert grammar_module._generated_path(text, str(tmp_path)) == first
 
 
+def test_a_new_parser_file_replaces_those_of_earlier_grammars(tmp_path, monkeypatch) -> None:
+    monkeypatch.setattr(grammar_module, "cache_dir", lambda: str(tmp_path))
+    tag = f"py{sys.version_info[0]}{sys.version_info[1]}"
+    (tmp_path / "__pycache__").mkdir()
+    old = [tmp_path / f"parser-0badcafe-{tag}.py",
+           tmp_path / "__pycache__" / f"parser-0badcafe-{tag}.cpython-3x.pyc",
+           tmp_path / f"grammar-lark1.0-{tag}.lark-cache"]
+    other_python = tmp_path / "parser-0badcafe-py27.py"  # another Python may still use it
+    for p in [*old, other_python]:
+        p.write_text("old")
+    runtime = grammar_module.load_runtime()
+    assert not any(p.exists() for p in old)
+    assert other_python.exists()
+    mine = Path(runtime.origin)
+    assert mine.exists()
+    assert [p.name.split(".")[0] for p in (tmp_path / "__pycache__").iterdir()] == [mine.stem]
+
+
 def test_lark_itself_parses_when_the_cache_cannot_be_written(tmp_path, monkeypatch) -> None:
     blocker = tmp_path / "file"
     blocker.write_text("not a directory")

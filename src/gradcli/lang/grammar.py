@@ -124,6 +124,26 @@ def _write(path: str, source: str) -> None:
     py_compile.compile(path, doraise=True)
 
 
+def _remove_stale(directory: str, keep: str) -> None:
+    """Delete the parsers an earlier grammar or gradcli wrote for this Python (and
+    their byte code): a new one is written only when the grammar changes, so
+    the cache would otherwise grow by a file per upgrade."""
+    import glob
+
+    version = f"py{sys.version_info[0]}{sys.version_info[1]}"
+    stale = glob.glob(os.path.join(directory, f"parser-*-{version}.py"))
+    stale += glob.glob(os.path.join(directory, "__pycache__", f"parser-*-{version}.*.pyc"))
+    # and the pickled tables of an older scheme
+    stale += glob.glob(os.path.join(directory, f"grammar-*-{version}.lark-cache"))
+    mine = os.path.splitext(os.path.basename(keep))[0]
+    for file in stale:
+        if not os.path.basename(file).startswith(mine + "."):
+            try:
+                os.remove(file)
+            except OSError:  # another process got there first
+                pass
+
+
 def _import_file(path: str) -> ModuleType:
     from importlib.util import module_from_spec, spec_from_file_location
 
@@ -163,6 +183,7 @@ def load_runtime(directory: str | None = None) -> LarkRuntime:
         if not os.path.isfile(path):
             os.makedirs(directory, mode=0o700, exist_ok=True)
             _write(path, _generate(text))
+            _remove_stale(directory, path)
         try:
             module = _import_file(path)
         except Exception:
