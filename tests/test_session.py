@@ -225,6 +225,19 @@ def test_check_leaves_out_points_where_the_value_is_not_finite() -> None:
     assert [c.ok for c in res.check] == [False, False]
 
 
+@pytest.mark.parametrize("program, shapes", [
+    ("x = [1, 2, 3]\nsum(x^2)", "shape () and x (3,)"),
+    ("x = 2\nx*[1, 2, 3]", "shape (3,) and x ()"),
+])
+def test_a_series_needs_a_result_of_the_variables_shape(program, shapes) -> None:
+    # the derivatives of sum(x^2) are a gradient, not a polynomial's coefficients
+    res = _last(program, series=2)
+    assert res.error is not None and res.error.exit_status == 2
+    assert shapes in res.error.message
+    res = _last("x = [1, 2]\nx^2", series=2)
+    np.testing.assert_array_equal(res.series[2], [1.0, 1.0])
+
+
 def test_check_leaves_out_points_whose_step_leaves_the_domain_without_a_warning() -> None:
     # at 1e-6 the step (about 6e-6) reaches log's negative side: no estimate there,
     # and the probe's nan is not the user's warning

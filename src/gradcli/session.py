@@ -266,12 +266,22 @@ class Session:
             if options.order:
                 res.derivatives = [_host(d) for d in ds[1 : options.order + 1]]
             if options.series is not None:
+                self._check_series_shape(y, x, res.wrt)
                 res.series = [_host(ds[k]) / _factorial(k) for k in range(options.series + 1)]
             if options.check:
                 res.check = self._check(node, options, x, y, ds)
         if options.grad:
             gs = core_grad(y, list(leaves.values())) if leaves else []
             res.gradient = {n: _host(g.data) for n, g in zip(leaves, gs)}
+
+    @staticmethod
+    def _check_series_shape(y: Variable, x: Variable, wrt: str | None) -> None:
+        # The derivatives of a result of another shape are those of its sum (a
+        # gradient, for sum(x^2)): no polynomial of x's points is made of them.
+        if y.shape != x.shape and not (y.size == 1 and x.size == 1):
+            raise UsageError(
+                f"a series needs a result of the shape of {wrt} (one value per point); "
+                f"this one has shape {tuple(y.shape)} and {wrt} {tuple(x.shape)}")
 
     def _leaf_to_differentiate(self, ev: Evaluator, wrt: str) -> Variable:
         """The Variable ``wrt`` names in ``ev``; a clear error when it is a function,
