@@ -193,6 +193,22 @@ def test_csv_rows_parse_back():
     assert text.count("\r") == 0
 
 
+@pytest.mark.parametrize("cells", [
+    ["x"], [""], ["", ""], ["a,b", 'say "hi"', "two\nlines", " spaced ", ""],
+    ["[1, 2.5]", "x: 3; y: 2", "'single'", "tab\tin", "é"], ["cr\r", "x"],
+])
+def test_csv_rows_are_quoted_as_the_csv_module_quotes_them(cells):
+    from gradcli.render.csv import format_row
+
+    buf = io.StringIO()
+    csv.writer(buf, lineterminator="\n").writerow(cells)
+    if not any("\r" in c for c in cells):
+        assert format_row(cells) == buf.getvalue()
+    # a lone carriage return is quoted too (the csv module, told the line ends
+    # in "\n", leaves it bare, and its own reader then splits the row there)
+    assert list(csv.reader(io.StringIO(format_row(cells)))) == [cells]
+
+
 def test_csv_check_columns():
     opts = RenderOptions(check=True)
     res = one("abs(x)", {"x": "1e-9"}, check=True)

@@ -16,8 +16,7 @@ message in ``error`` and nothing else but its input. Rows end in ``\\n``.
 
 from __future__ import annotations
 
-import csv
-import io
+import re
 from typing import Any
 
 from ..results import Result
@@ -71,11 +70,22 @@ def row(res: Result, opts: RenderOptions, columns: list[str] | None = None) -> l
     return [cells.get(col, "") for col in columns or header(opts)]
 
 
+_NEEDS_QUOTES = re.compile(r'[",\r\n]')
+
+
+def _cell(text: str) -> str:
+    if _NEEDS_QUOTES.search(text) is None:
+        return text
+    return '"' + text.replace('"', '""') + '"'
+
+
 def format_row(cells: list[str]) -> str:
-    """One CSV record (quoted where needed), with its ``\\n``."""
-    buf = io.StringIO()
-    csv.writer(buf, lineterminator="\n").writerow(cells)
-    return buf.getvalue()
+    """One CSV record with its ``\\n``, quoted as the csv module's minimal quoting
+    does (a test holds them equal): that module copies a cell character by
+    character, 2 s for the 80 MB of a million-point array with its derivatives."""
+    if len(cells) == 1 and not cells[0]:
+        return '""\n'
+    return ",".join(map(_cell, cells)) + "\n"
 
 
 class CsvRenderer:
