@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import os
 import random
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -602,6 +604,21 @@ def test_a_new_parser_file_replaces_those_of_earlier_grammars(tmp_path, monkeypa
     mine = Path(runtime.origin)
     assert mine.exists()
     assert [p.name.split(".")[0] for p in (tmp_path / "__pycache__").iterdir()] == [mine.stem]
+
+
+def test_the_generated_parser_does_not_import_logging(tmp_path) -> None:
+    env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path)}
+    check = ("import sys; from gradcli.lang.parser import parse; parse('x^2 + 1'); "
+             "print('logging' in sys.modules)")
+    subprocess.run([sys.executable, "-c", check], env=env, check=True, capture_output=True)
+    [generated] = (tmp_path / "gradcli").glob("parser-*.py")
+    assert "import logging" not in generated.read_text()
+    done = subprocess.run([sys.executable, "-c", check], env=env, check=True,
+                          capture_output=True, text=True)
+    assert done.stdout.strip() == "False"
+    # a source that is not as expected is left as Lark wrote it
+    odd = "import logging\nlogger = logging.getLogger('lark')\n"
+    assert grammar_module._without_logging(odd) == odd
 
 
 def test_lark_itself_parses_when_the_cache_cannot_be_written(tmp_path, monkeypatch) -> None:

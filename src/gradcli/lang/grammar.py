@@ -36,7 +36,7 @@ GRAMMAR_OPTIONS: dict[str, Any] = {
     "maybe_placeholders": True,  # a missing part of a slice arrives as None
 }
 # Bumped when what is generated changes without the grammar changing.
-_GENERATOR_VERSION = 1
+_GENERATOR_VERSION = 2
 
 
 def grammar_text() -> str:
@@ -103,7 +103,39 @@ def _generate(text: str) -> str:
 
     out = io.StringIO()
     gen_standalone(Lark(text, **GRAMMAR_OPTIONS), out=out)
-    return out.getvalue()
+    return _without_logging(out.getvalue())
+
+
+# Lark's runtime keeps a logger set to CRITICAL that a built parser never calls;
+# importing logging for it costs a gradcli process ~6 ms of its ~50 ms start.
+_LOGGING = {
+    "import logging\n": "",
+    'logger: logging.Logger = logging.getLogger("lark")\n': "logger = _Silent()\n",
+    "logger.addHandler(logging.StreamHandler())\n": "",
+    "logger.setLevel(logging.CRITICAL)\n": "",
+}
+_SILENT = '''
+class _Silent:
+    """Lark's logger, set to CRITICAL: says nothing."""
+
+    def __getattr__(self, name):
+        return lambda *args, **kwargs: None
+'''
+
+
+def _without_logging(source: str) -> str:
+    """The generated module with its logger replaced by a silent one; unchanged
+    if any expected line is missing or logging is used elsewhere (another Lark)."""
+    for line in _LOGGING:
+        if source.count(line) != 1:
+            return source
+    edited = source
+    for line, replacement in _LOGGING.items():
+        edited = edited.replace(line, replacement)
+    if "logging" in edited:
+        return source
+    at = edited.index("logger = _Silent()")
+    return edited[:at] + _SILENT.lstrip("\n") + "\n\n" + edited[at:]
 
 
 def _write(path: str, source: str) -> None:
