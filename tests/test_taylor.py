@@ -167,6 +167,40 @@ def test_x_squared_at_zero_is_exact():
     assert [float(v) for v in d] == want
 
 
+def _nan_or(values):
+    return [None if math.isnan(v) else v for v in map(float, values)]
+
+
+@pytest.mark.parametrize("build, at, order, want", [
+    # (x^2 - 1)^1.5 at 1: u = 2t + t^2, so y ~ (2t)^1.5: f' = 0, then a pole; the
+    # first order is the same whatever the order asked for
+    (lambda x: (x**2 - 1) ** 1.5, 1.0, 1, [0.0, 0.0]),
+    (lambda x: (x**2 - 1) ** 1.5, 1.0, 3, [0.0, 0.0, math.inf, -math.inf]),
+    (lambda x: F.sin(x) ** 2.5, 0.0, 4, [0.0, 0.0, 0.0, math.inf, -math.inf]),
+    # |x|^3 = (x^2)^1.5: f' = f'' = 0, no third derivative
+    (lambda x: (x**2) ** 1.5, 0.0, 4, [0.0, 0.0, 0.0, None, None]),
+    (lambda x: F.sqrt(x**2), 0.0, 2, [0.0, None, None]),  # |x|
+    # x^2 (1 + x)^0.5 = x^2 + x^3/2 - x^4/8 + x^5/16 - 5x^6/128, exactly analytic
+    (lambda x: (x**4 + x**5) ** 0.5, 0.0, 6, [0.0, 0.0, 2.0, 3.0, -3.0, 7.5, -28.125]),
+    # ... but at order 4 u's fifth coefficient is not known, nor what needs it
+    (lambda x: (x**4 + x**5) ** 0.5, 0.0, 4, [0.0, 0.0, 2.0, None, None]),
+])
+def test_a_fractional_power_of_a_base_that_is_zero(build, at, order, want):
+    # the recurrence divides by the base: these were all nan
+    with np.errstate(all="ignore"):
+        got = taylor(build, at, order)
+    assert _nan_or(got) == want
+
+
+def test_a_fractional_power_of_a_zero_base_over_an_array_mends_those_points_only():
+    with np.errstate(all="ignore"):
+        arr = taylor(lambda x: (x**2 - 1) ** 1.5, np.array([1.0, 2.0, -1.0]), 2)
+        at2 = taylor(lambda x: (x**2 - 1) ** 1.5, 2.0, 2)
+    assert [float(v[0]) for v in arr] == [0.0, 0.0, math.inf]
+    assert [float(v[2]) for v in arr] == [0.0, 0.0, math.inf]
+    assert_orders_close([v[1] for v in arr], at2, 1e-15, "x=2")
+
+
 def test_polynomial_derivatives_are_exact_integers():
     d = taylor(FIVE["x**4 - 2*x**2"], 2.0, 6)
     assert [float(v) for v in d] == [8.0, 24.0, 44.0, 48.0, 24.0, 0.0, 0.0]

@@ -39,6 +39,7 @@ product whatever the order.
 
 from __future__ import annotations
 
+import contextlib
 import math
 import os
 import threading
@@ -77,6 +78,7 @@ _FACT_PY = [float(math.factorial(k)) for k in range(MAX_ORDER + 1)]
 _FACT = np.array(_FACT_PY)
 
 Rule = Callable[..., Any]
+_NO_CONTEXT = contextlib.nullcontext()
 
 # --- series storage ----------------------------------------------------------------
 #
@@ -607,20 +609,85 @@ def _pow_hi(u0: Any, U: Any, y0: Any, n: int, a: Any) -> Any:
         fix = C * z * _geom(U[0], [1.0] * n, dtype)
         return xp.where(zero, fix, Y)
     # u y' = a y u':  y_k = (a * sum y_j ~u_{k-j} - sum ~y_j u_{k-j}) / (k u0)
-    w = _Work(y0, n)
-    Ur = w.rows(u0, U)
-    Ut = w.weighted(Ur, d)
-    r = w.s(1.0 / u0)
-    Y = w.out(w.s(y0))
-    Yt = w.out(0.0)
-    sp = w.sp
-    for k in range(1, n + 1):
-        j0 = max(0, k - d)
-        s = a * sp(Y, Ut, k, j0, k - 1) - sp(Yt, Ur, k, max(1, j0), k - 1)
-        w.put(Y, k, s * (1.0 / k), r)
-        if k < n:
-            w.put(Yt, k, Y[k], float(k))
-    return w.result(Y)
+    zeros = not bool(xp.all(u0))  # there the recurrence divides by 0: mended below
+    with np.errstate(divide="ignore", invalid="ignore") if zeros else _NO_CONTEXT:
+        w = _Work(y0, n)
+        Ur = w.rows(u0, U)
+        Ut = w.weighted(Ur, d)
+        r = w.s(1.0 / u0)
+        Y = w.out(w.s(y0))
+        Yt = w.out(0.0)
+        sp = w.sp
+        for k in range(1, n + 1):
+            j0 = max(0, k - d)
+            s = a * sp(Y, Ut, k, j0, k - 1) - sp(Yt, Ur, k, max(1, j0), k - 1)
+            w.put(Y, k, s * (1.0 / k), r)
+            if k < n:
+                w.put(Yt, k, Y[k], float(k))
+        Y = w.result(Y)
+    return _pow_at_zero(u0, U, a, Y, n) if zeros else Y
+
+
+def _pow_at_zero(u0: Any, U: Any, a: Any, Y: Any, n: int) -> Any:
+    """Y, the coefficients of u**a, mended where u0 = 0 (the recurrence divided by it).
+
+    There u = u_m t^m + ... (m the order of u's first nonzero coefficient), so
+    y = O(|t|^(m a)): every coefficient of an order below m a is 0. From that
+    order on: for m = 1, C(a, k) 0**(a-k) u1**k, as for a linear input
+    (infinite past a: the derivatives blow up); for an even m with u_m > 0 and
+    m a an even whole number, y = t^(m a) v**a with v = u / t^m is analytic, and
+    its coefficients are v**a's, shifted ((x^4)^0.5 is x^2), as far as u's known
+    coefficients reach (v needs u's beyond order n when m > m a); else nan, the
+    derivative not being defined (|x|^3 = (x^2)^1.5 has no third) or not known.
+    """
+    xp = get_array_module(Y)
+    rows, shape = Y.shape[0], Y.shape[1:]
+    d = U.shape[0]
+    known = rows if d >= rows else None  # u's rows past d are 0 when d < n, else unknown
+    Y = xp.array(Y)  # a fresh, writable copy (the rows may be shared)
+    Yf = Y.reshape(rows, -1)
+    Uf = xp.broadcast_to(U, (d,) + shape).reshape(d, -1)
+    zero = xp.broadcast_to(u0 == 0, shape).reshape(-1)
+    nz = Uf != 0
+    m = xp.where(nz.any(axis=0), nz.argmax(axis=0) + 1, 0)  # 0: no nonzero row
+    af = xp.broadcast_to(xp.asarray(a, dtype=Y.dtype), shape).reshape(-1)
+    kcol = xp.arange(1, rows + 1, dtype=Y.dtype).reshape(rows, 1)
+    # below the order m a: 0; u known to be 0 (a polynomial): y = 0 for a > 0;
+    # u 0 up to order n: y = O(|t|^((n+1) a))
+    lowest = xp.where(m > 0, m, rows + 1.0 if known else xp.inf)
+    fixed = xp.where(kcol < lowest * af, 0.0, xp.nan)
+    Yf[:, zero] = fixed[:, zero]
+    one = zero & (m == 1)
+    if bool(one.any()):
+        a1, u1 = af[one], Uf[0, one]
+        C = xp.cumprod((a1 - kcol + 1.0) / kcol, axis=0)
+        # the one warning: 0**(negative) past a, a real pole
+        z = xp.power(xp.zeros_like(a1), xp.where(C != 0, a1 - kcol, 0.0))
+        Yf[:, one] = C * z * u1**kcol
+    if np.ndim(a) == 0:
+        for mm in range(2, d + 1, 2):
+            e = mm * a
+            if e != int(e) or int(e) % 2 or not 0 < int(e) <= rows:
+                continue
+            e = int(e)
+            (idx,) = xp.nonzero(zero & (m == mm) & (Uf[mm - 1] > 0))
+            if not idx.size:
+                continue
+            v0 = Uf[mm - 1, idx]
+            Yf[e - 1, idx] = v0**a
+            if e == rows:
+                continue
+            V = Uf[mm:, idx]
+            S = _pow_hi(v0, V, v0**a, rows - e, a) if V.shape[0] else None
+            S = xp.zeros((rows - e, idx.size), dtype=Y.dtype) if S is None else \
+                xp.array(xp.broadcast_to(_lift(S, 1), (S.shape[0], idx.size)))
+            if S.shape[0] < rows - e:  # a constant or short v: the rest is 0
+                S = xp.concatenate([S, xp.zeros((rows - e - S.shape[0], idx.size),
+                                                dtype=Y.dtype)])
+            if known is not None:  # v_j = u_(m+j) is known for m + j <= n
+                S[max(0, known - mm):] = xp.nan
+            Yf[e:, idx] = S
+    return Y
 
 
 # --- the elementwise registry rules ----------------------------------------------------
