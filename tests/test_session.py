@@ -225,6 +225,21 @@ def test_check_leaves_out_points_where_the_value_is_not_finite() -> None:
     assert [c.ok for c in res.check] == [False, False]
 
 
+def test_the_variable_of_diff_at_a_point_is_not_a_variable_of_the_expression() -> None:
+    # diff(x^3, x, 1, 2) leaves x unbound: a constant, with zero derivatives
+    res = _last("diff(x^3, x, 1, 2)", order=1)
+    assert res.error is None and float(res.value) == 12.0
+    assert [float(d) for d in res.derivatives] == [0.0]
+    # its point's variables are the expression's: y alone, not (x, y)
+    res = _last("y = 2\ndiff(x^3, x, 1, y)", order=2)
+    assert res.wrt == "y" and [float(d) for d in res.derivatives] == [12.0, 6.0]
+    # without a point, x is read where it is: a variable of the expression
+    res = _last("x = 2\nx*diff(x^3, x)", order=1)
+    assert res.wrt == "x" and float(res.derivatives[0]) == 36.0  # of 3x^3
+    res = _last("x = 2\ny = 1\ny*diff(x^3, x, 1, y)", order=1)
+    assert res.wrt == "y"
+
+
 @pytest.mark.parametrize("program, shapes", [
     ("x = [1, 2, 3]\nsum(x^2)", "shape () and x (3,)"),
     ("x = 2\nx*[1, 2, 3]", "shape (3,) and x ()"),

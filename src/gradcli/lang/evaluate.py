@@ -500,15 +500,25 @@ def free_names(node: Any, functions: dict[str, Definition] | None = None) -> lis
     visited: set[str] = set()
 
     def visit(tree: Any, params: tuple[str, ...]) -> None:
-        for n in ast.walk(tree):
+        stack = [(tree, params)]
+        while stack:
+            n, bound = stack.pop()
             if isinstance(n, Name):
-                if n.id not in params:
+                if n.id not in bound:
                     seen.setdefault(n.id)
-            elif (functions and isinstance(n, (Call, Prime)) and n.func in functions
-                  and n.func not in visited):
+                continue
+            if functions and isinstance(n, (Call, Prime)) and n.func in functions \
+                    and n.func not in visited:
                 visited.add(n.func)
                 definition = functions[n.func]
                 visit(definition.body, definition.params)
+            parts = [(child, bound) for child in ast.children(n)]
+            if isinstance(n, Call) and n.func == "diff" and len(n.args) == 4 \
+                    and isinstance(n.args[1], Name):
+                # diff(expr, x, n, a) binds x to a inside expr: x is not free there
+                x = n.args[1].id
+                parts = [(n.args[0], (*bound, x)), (n.args[2], bound), (n.args[3], bound)]
+            stack.extend(reversed(parts))
 
     visit(node, ())
     return list(seen)
