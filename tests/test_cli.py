@@ -205,6 +205,15 @@ def test_a_bad_at_value_is_a_positioned_error():
     assert missing.returncode == 2 and "NAME=VALUE" in missing.stderr
 
 
+def test_at_cannot_bind_a_built_in_function():
+    # as 'sin = 3' is refused in the language; sin*2 used to print 6
+    proc, diff = gradcli_all(("eval", "sin*2", "--at", "sin=3"),
+                             ("eval", "x", "--at", "x=1,diff=2"))
+    assert proc.returncode == 2 and proc.stdout == ""
+    assert "--at sin=3: 'sin' is a built-in function" in proc.stderr
+    assert diff.returncode == 2 and "'diff' is a built-in function" in diff.stderr
+
+
 # --- several statements, stdin, -- ----------------------------------------------------
 
 

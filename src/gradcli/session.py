@@ -469,6 +469,8 @@ class Session:
         """Evaluate ``text`` and bind it to ``name`` for every later statement."""
         if not name.isidentifier():
             raise UsageError(f"--at: '{name}' is not a variable name")
+        if name in REGISTRY or name in SPECIAL_FORMS:  # as 'sin = 3' is refused
+            raise UsageError(f"'{name}' is a built-in function; choose another name")
         statements = parse(text)
         if len(statements) != 1 or isinstance(statements[0].node, (ast.Assign, ast.Define)):
             raise UsageError(f"--at {name}=...: the value must be one expression, got {text!r}")
