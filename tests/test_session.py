@@ -225,6 +225,12 @@ def test_check_leaves_out_points_where_the_value_is_not_finite() -> None:
     assert [c.ok for c in res.check] == [False, False]
 
 
+def test_check_of_the_variable_itself_over_an_array_has_both_orders() -> None:
+    # 'x' is elementwise as '2*x + 1' is; its order 2 was left out
+    res = _last("x = [1, 2]\nx", check=True)
+    assert [(c.order, c.ok) for c in res.check] == [(1, True), (2, True)]
+
+
 def test_the_variable_of_diff_at_a_point_is_not_a_variable_of_the_expression() -> None:
     # diff(x^3, x, 1, 2) leaves x unbound: a constant, with zero derivatives
     res = _last("diff(x^3, x, 1, 2)", order=1)

@@ -396,7 +396,8 @@ class Session:
                ds: list[Any]) -> list[CheckEntry]:
         wrt = x.name or options.wrt or ""
         a = _host(x.data).astype(np.float64)
-        elementwise = x.size == 1 or self._last_method == "taylor" and y.shape == x.shape
+        elementwise = x.size == 1 or y is x or (
+            self._last_method == "taylor" and y.shape == x.shape)
         # points where the value is not finite (nan outside the domain, inf at a
         # pole), so neither are the derivatives nor their estimates, are left out
         # of the comparison, unless no point is left
