@@ -425,6 +425,14 @@ def test_piped_d_and_check_take_expressions_and_print_as_eval_does(tmp_path) -> 
     assert done.returncode == 2
 
 
+def test_piped_d_of_a_constant_gives_n_plus_one_lines(tmp_path) -> None:
+    # as gradcli eval 5 --order 2 does; it printed the value alone
+    done = subprocess.run([PYTHON, "-m", "gradcli.repl"], input=":d 2 5\n:d 1 pi\n",
+                          text=True, capture_output=True, env=_env(tmp_path), timeout=60)
+    assert done.stdout.splitlines() == ["5", "0", "0", "3.141592653589793", "0"]
+    assert done.returncode == 0
+
+
 def test_piped_commands_errors_and_warnings_name_their_line(tmp_path) -> None:
     # as parse and name errors do: a script's reader finds the line at fault
     text = "x = 2\n:bogus\nlog(-x)\n(1 +\n2) + nosuch\n:d 1 sqrt(-x)\n"

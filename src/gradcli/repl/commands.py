@@ -188,10 +188,11 @@ class Shell:
         session = self.session
         results = session.run(expr, EvalOptions(order=order), first_line)
         for r in results:
-            if r.error is None and r.kind == "value" and r.wrt is not None:
-                at = _value_of(session, r.wrt)
+            if r.error is None and r.kind == "value" and r.derivatives is not None:
+                # a constant has no variable, and derivatives of 0, as in gradcli eval
+                at = _value_of(session, r.wrt) if r.wrt else None
                 self._before(r)
-                self.display.derivatives(r.input, r.wrt, at, [r.value, *(r.derivatives or [])])
+                self.display.derivatives(r.input, r.wrt or "x", at, [r.value, *r.derivatives])
             else:
                 self.show([r], text, first_line, offset + skip)
 
