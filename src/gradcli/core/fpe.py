@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import sys
+import threading
 from collections.abc import Iterator
 
 import numpy as np
@@ -55,6 +56,7 @@ def _current_op() -> str:
 def capture_fp_errors() -> Iterator[list[str]]:
     """Collect one message per (operation, kind) of floating-point error."""
     messages: list[str] = []
+    lock = threading.Lock()  # a blockwise replay's threads report here side by side
 
     def handler(err: str, flag: int) -> None:
         kind = err.split()[0] if err else "invalid"
@@ -62,8 +64,9 @@ def capture_fp_errors() -> Iterator[list[str]]:
             kind, "invalid"
         )
         msg = f"{_current_op()}: {_DESCRIPTIONS[kind]}"
-        if msg not in messages:
-            messages.append(msg)
+        with lock:
+            if msg not in messages:
+                messages.append(msg)
 
     old_call = np.seterrcall(handler)
     try:
