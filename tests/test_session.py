@@ -278,6 +278,13 @@ def test_check_leaves_out_points_whose_step_leaves_the_domain_without_a_warning(
     assert [c.ok for c in res.check] == [False, False]
 
 
+def test_eval_by_a_user_function_says_so() -> None:
+    # it said "'f' has no value", exit 1
+    res = _last("f(t) = t^2\nx = 1\nf(x)", order=1, wrt="f")
+    assert res.error is not None and res.error.exit_status == 2
+    assert res.error.message == "cannot differentiate by the function 'f'"
+
+
 @pytest.mark.parametrize("wrt, message", [
     ("sin", "cannot differentiate by the function 'sin'"),
     ("pi", "cannot differentiate by the constant 'pi'"),

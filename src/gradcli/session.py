@@ -286,7 +286,7 @@ class Session:
     def _leaf_to_differentiate(self, ev: Evaluator, wrt: str) -> Variable:
         """The Variable ``wrt`` names in ``ev``; a clear error when it is a function,
         a constant or has no value."""
-        if wrt in REGISTRY or wrt in SPECIAL_FORMS:
+        if wrt in REGISTRY or wrt in SPECIAL_FORMS or wrt in self.functions:
             raise UsageError(f"cannot differentiate by the function '{wrt}'")
         x = ev.leaf(wrt)
         if x is None:
