@@ -278,6 +278,23 @@ def test_check_leaves_out_points_whose_step_leaves_the_domain_without_a_warning(
     assert [c.ok for c in res.check] == [False, False]
 
 
+def test_backprop_by_one_variable_reads_the_others_as_constants() -> None:
+    # x^n with n bound is an integer power, exact at 0 (was 0 0 2 nan) ...
+    res = _last("x = 0\nn = 2\nx^n", method="backprop", order=3, wrt="x")
+    assert [float(d) for d in res.derivatives] == [0.0, 2.0, 0.0]
+    # ... and n's gradient, log(x) of a negative x, is not taken nor warned about
+    res = _last("x = -2\nn = 3\nx^n", method="backprop", order=3, wrt="x")
+    assert [float(d) for d in res.derivatives] == [12.0, -12.0, 6.0]
+    assert res.warnings == []
+    # by n, x is the constant: 2^n log(2)^k
+    res = _last("x = 2\nn = 3\nx^n", method="backprop", order=2, wrt="n")
+    np.testing.assert_allclose([float(d) for d in res.derivatives],
+                               [8 * math.log(2), 8 * math.log(2) ** 2], rtol=1e-15)
+    # --grad still differentiates by every variable
+    res = _last("x = 2\ny = 3\nx*y^2", grad=True)
+    assert {k: float(v) for k, v in res.gradient.items()} == {"x": 9.0, "y": 12.0}
+
+
 def test_eval_by_a_user_function_says_so() -> None:
     # it said "'f' has no value", exit 1
     res = _last("f(t) = t^2\nx = 1\nf(x)", order=1, wrt="f")

@@ -235,7 +235,8 @@ class Session:
             y, x, ds = over_blocks
             res.wrt, res.point = x.name, _host(x.data)
         else:
-            ev = Evaluator(self, keep_graph=options.wants_derivatives or options.grad)
+            ev = Evaluator(self, keep_graph=options.wants_derivatives or options.grad,
+                           constants=self._not_differentiated(node, options))
             # Evaluate first: a wrong name is reported as such, not as a missing
             # variable. The leaves made on the way are the ones differentiated by.
             y = ev.eval(node)
@@ -273,6 +274,19 @@ class Session:
         if options.grad:
             gs = core_grad(y, list(leaves.values())) if leaves else []
             res.gradient = {n: _host(g.data) for n, g in zip(leaves, gs)}
+
+    def _not_differentiated(self, node: Any, options: EvalOptions) -> frozenset[str]:
+        """The bound names derivatives by one variable will not be taken by: read
+        as constants, backprop computes no gradient for them (nor warns about
+        one: log of a negative base for x^n by x), and x^n with n bound is an
+        integer power, exact at 0."""
+        if not options.wants_derivatives or options.grad:
+            return frozenset()
+        try:
+            wrt = options.wrt or self.default_wrt(node)
+        except GradcliError:  # several variables: said after evaluating
+            return frozenset()
+        return frozenset(name for name in self.values if name != wrt)
 
     @staticmethod
     def _check_series_shape(y: Variable, x: Variable, wrt: str | None) -> None:

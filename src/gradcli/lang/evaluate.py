@@ -113,10 +113,14 @@ def _to_int(v: Variable, what: str) -> int:
 class Evaluator:
     """Evaluates one statement's expressions against a Context."""
 
-    def __init__(self, ctx: Context, keep_graph: bool = False) -> None:
+    def __init__(self, ctx: Context, keep_graph: bool = False,
+                 constants: frozenset[str] = frozenset()) -> None:
         """``keep_graph``: the caller will differentiate the result again, so
-        a ``diff`` or ``f'`` inside it must stay a graph, not become numbers."""
+        a ``diff`` or ``f'`` inside it must stay a graph, not become numbers.
+        ``constants``: bound names to read as constants, not as variables (those
+        the result will not be differentiated by)."""
         self.ctx = ctx
+        self.constants = constants
         self.keep_graph = keep_graph
         # Each layer: (names -> Variables, is_function_layer).
         self.layers: list[tuple[dict[str, Variable], bool]] = [({}, False)]
@@ -149,7 +153,7 @@ class Evaluator:
                 return names[name]
         value = self.ctx.values.get(name)
         if value is not None:
-            v = Variable(value, name=name)
+            v = (Constant if name in self.constants else Variable)(value, name=name)
             self.layers[0][0][name] = v
             return v
         if name in CONSTANTS:
