@@ -295,6 +295,14 @@ def test_backprop_by_one_variable_reads_the_others_as_constants() -> None:
     assert {k: float(v) for k, v in res.gradient.items()} == {"x": 9.0, "y": 12.0}
 
 
+def test_grad_statement_says_the_derivative_options_do_not_apply() -> None:
+    res = _last("x = 2\ny = 3\ngrad(x*y)", order=2, check=True)
+    assert {k: float(v) for k, v in res.value.items()} == {"x": 3.0, "y": 2.0}
+    assert res.warnings == [
+        "grad(...) is the first partial derivatives; --order, --check did not apply to it"]
+    assert _last("x = 2\ny = 3\ngrad(x*y)").warnings == []
+
+
 def test_eval_by_a_user_function_says_so() -> None:
     # it said "'f' has no value", exit 1
     res = _last("f(t) = t^2\nx = 1\nf(x)", order=1, wrt="f")

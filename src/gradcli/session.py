@@ -215,6 +215,13 @@ class Session:
             return
         if isinstance(node, ast.Call) and node.func == "grad":
             res.kind, res.value = "grad", self._grad_statement(node)
+            if options.wants_derivatives or options.grad:
+                asked = [flag for flag, on in (
+                    ("--order", options.order), ("--series", options.series is not None),
+                    ("--check", options.check), ("--grad", options.grad)) if on]
+                self._warnings.append(
+                    f"grad(...) is the first partial derivatives; {', '.join(asked)} "
+                    "did not apply to it")
             return
         self._expression(node, options, res)
 
