@@ -295,6 +295,26 @@ def test_backprop_by_one_variable_reads_the_others_as_constants() -> None:
     assert {k: float(v) for k, v in res.gradient.items()} == {"x": 9.0, "y": 12.0}
 
 
+@pytest.mark.parametrize("text, order, want, warned", [
+    # the base's series at order 3 stops short of what (x^4)^0.5 = x^2 needs: the
+    # session asks for more orders rather than print nan
+    ("(x^4)^0.5", 3, [0.0, 2.0, 0.0], False),
+    ("(x^4 + x^5)^0.5", 4, [0.0, 2.0, 3.0, -3.0], False),
+    # with one order, u = x^2 has one row, 0: the linear rule gave 0 * inf = nan
+    ("(x^2)^0.75", 1, [0.0], False),
+    # |x|^3 has no third derivative: nan, and said so
+    ("(x^2)^1.5", 3, [0.0, 0.0, None], True),
+])
+def test_a_power_of_a_base_that_is_zero_is_the_same_whatever_the_order(
+        text, order, want, warned) -> None:
+    res = _last(f"x = 0\n{text}", order=order)
+    assert res.method == "taylor"
+    assert [None if math.isnan(d) else float(d) for d in res.derivatives] == want
+    assert bool(res.warnings) == warned
+    if warned:
+        assert res.warnings == ["'**': argument outside the domain; the result is nan"]
+
+
 def test_grad_statement_says_the_derivative_options_do_not_apply() -> None:
     res = _last("x = 2\ny = 3\ngrad(x*y)", order=2, check=True)
     assert {k: float(v) for k, v in res.value.items()} == {"x": 3.0, "y": 2.0}

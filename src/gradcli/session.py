@@ -137,6 +137,17 @@ class Session:
                 if self.method == "taylor":
                     raise
                 result = None  # past Taylor mode's order limit: backprop may still do it
+            taylor = _taylor_module()
+            if result is not None and taylor.unknown_at_zero():
+                # a power of a base that is 0 there can need more of the base's
+                # series than the order asked for ((x^4)^0.5 at 0): ask for more
+                more = _taylor(y, x, min(taylor.MAX_ORDER, 2 * order + 4))
+                if more is not None:
+                    result = more[: order + 1]
+                if taylor.unknown_at_zero():
+                    self._warnings.append(
+                        "a power whose base is 0 here needs more terms of the base than "
+                        "Taylor mode reached; the derivatives it left unknown are nan")
             if result is not None:
                 self._last_method = "taylor"
                 return _undefined_where_nan(list(result))

@@ -599,15 +599,9 @@ def _pow_hi(u0: Any, U: Any, y0: Any, n: int, a: Any) -> Any:
             for k in range(1, n):
                 xp.multiply(out[k - 1 : k], q, out=out[k : k + 1])
             return xp.multiply(out, xp.cumprod(weights, axis=0), out=out)
-        zero = u0 == 0
         with np.errstate(divide="ignore", invalid="ignore"):
             Y = y0 * _geom(U[0] / u0, weights, dtype)
-        # at u0 == 0: C(a, k) * 0**(a-k) * u1**k (infinite where k > a: a real pole)
-        # (C is 0 for an integer a < k: those terms are exactly 0, not 0 * inf)
-        C = xp.cumprod(weights, axis=0)
-        z = xp.power(xp.zeros_like(u0), xp.where(C != 0, a - kcol, 0.0))
-        fix = C * z * _geom(U[0], [1.0] * n, dtype)
-        return xp.where(zero, fix, Y)
+        return _pow_at_zero(u0, U, a, Y, n)
     # u y' = a y u':  y_k = (a * sum y_j ~u_{k-j} - sum ~y_j u_{k-j}) / (k u0)
     zeros = not bool(xp.all(u0))  # there the recurrence divides by 0: mended below
     with np.errstate(divide="ignore", invalid="ignore") if zeros else _NO_CONTEXT:
@@ -638,7 +632,9 @@ def _pow_at_zero(u0: Any, U: Any, a: Any, Y: Any, n: int) -> Any:
     m a an even whole number, y = t^(m a) v**a with v = u / t^m is analytic, and
     its coefficients are v**a's, shifted ((x^4)^0.5 is x^2), as far as u's known
     coefficients reach (v needs u's beyond order n when m > m a); else nan, the
-    derivative not being defined (|x|^3 = (x^2)^1.5 has no third) or not known.
+    derivative not being defined (|x|^3 = (x^2)^1.5 has no third) or not known
+    (the session then asks for more orders: see Session.derivatives). A nan
+    written here warns as "argument outside the domain", as a computed one would.
     """
     xp = get_array_module(Y)
     rows, shape = Y.shape[0], Y.shape[1:]
@@ -657,13 +653,18 @@ def _pow_at_zero(u0: Any, U: Any, a: Any, Y: Any, n: int) -> Any:
     lowest = xp.where(m > 0, m, rows + 1.0 if known else xp.inf)
     fixed = xp.where(kcol < lowest * af, 0.0, xp.nan)
     Yf[:, zero] = fixed[:, zero]
+    # nan that more orders would turn into numbers (not undefined, not known yet)
+    unknown = xp.zeros(Yf.shape, dtype=bool)
+    if known:
+        unknown[:, zero & (m == 0)] = xp.isnan(fixed[:, zero & (m == 0)])
     one = zero & (m == 1)
     if bool(one.any()):
         a1, u1 = af[one], Uf[0, one]
+        # C(a, k) 0**(a-k) u1**k; C is 0 for a whole a < k: those terms are exactly
+        # 0, not 0 * inf; 0**(negative) past a is a real pole, and warns
         C = xp.cumprod((a1 - kcol + 1.0) / kcol, axis=0)
-        # the one warning: 0**(negative) past a, a real pole
         z = xp.power(xp.zeros_like(a1), xp.where(C != 0, a1 - kcol, 0.0))
-        Yf[:, one] = C * z * u1**kcol
+        Yf[:, one] = C * z * xp.cumprod(xp.broadcast_to(u1, (rows, u1.size)), axis=0)
     if np.ndim(a) == 0:
         for mm in range(2, d + 1, 2):
             e = mm * a
@@ -686,8 +687,24 @@ def _pow_at_zero(u0: Any, U: Any, a: Any, Y: Any, n: int) -> Any:
                                                 dtype=Y.dtype)])
             if known is not None:  # v_j = u_(m+j) is known for m + j <= n
                 S[max(0, known - mm):] = xp.nan
+                unknown[e + max(0, known - mm):, idx] = True
             Yf[e:, idx] = S
+    if bool(unknown.any()):
+        _local.unknown = True
+    if bool((xp.isnan(Yf) & ~unknown)[:, zero].any()):
+        # undefined derivatives, written, not computed: the one warning for them,
+        # as a computed nan gives (fpe.py names the step)
+        np.float64(0.0) * np.float64(np.inf)  # noqa: B018
     return Y
+
+
+def unknown_at_zero() -> bool:
+    """Whether the last taylor_derivatives in this thread left a derivative nan
+    because a power's base is 0 and the orders asked for do not reach far
+    enough into it (more orders would give a number), and clears it."""
+    unknown = getattr(_local, "unknown", False)
+    _local.unknown = False
+    return unknown
 
 
 # --- the elementwise registry rules ----------------------------------------------------
@@ -1461,6 +1478,7 @@ def _coefficients(y: Variable, x: Variable, order: int, derivatives: bool = Fals
     fpe_op = "derivative"  # noqa: F841 - read by fpe.py: k! * c_k may overflow
     if order < 0:
         raise ValueError(f"order must be >= 0, got {order}")
+    _local.unknown = False  # see unknown_at_zero
     x0 = x.data
     if x0.dtype.kind not in "fiub":
         return None
