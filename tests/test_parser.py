@@ -596,14 +596,20 @@ def test_a_new_parser_file_replaces_those_of_earlier_grammars(tmp_path, monkeypa
            tmp_path / "__pycache__" / f"parser-0badcafe-{tag}.cpython-3x.pyc",
            tmp_path / f"grammar-lark1.0-{tag}.lark-cache"]
     other_python = tmp_path / "parser-0badcafe-py27.py"  # another Python may still use it
-    for p in [*old, other_python]:
+    # another install may use a recent one: it stays until it is STALE_AFTER_DAYS old
+    recent = tmp_path / f"parser-0decaf00-{tag}.py"
+    month = time.time() - (grammar_module.STALE_AFTER_DAYS + 1) * 86400
+    for p in [*old, other_python, recent]:
         p.write_text("old")
+        if p is not recent:
+            os.utime(p, (month, month))
     runtime = grammar_module.load_runtime()
     assert not any(p.exists() for p in old)
-    assert other_python.exists()
+    assert other_python.exists() and recent.exists()
     mine = Path(runtime.origin)
     assert mine.exists()
-    assert [p.name.split(".")[0] for p in (tmp_path / "__pycache__").iterdir()] == [mine.stem]
+    assert sorted(p.name.split(".")[0] for p in (tmp_path / "__pycache__").iterdir()) \
+        == [mine.stem]
 
 
 def test_the_generated_parser_does_not_import_logging(tmp_path) -> None:

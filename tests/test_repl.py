@@ -114,6 +114,13 @@ def test_d_shows_orders_0_to_n_at_the_variables_value(tmp_path) -> None:
     assert [float(r[1]) for r in table] == [math.sin(2), math.cos(2), -math.sin(2)]
 
 
+def test_d_of_a_constant_shows_its_orders_without_a_variable(tmp_path) -> None:
+    _, out, _ = drive(":d 2 5\r", tmp_path)
+    table = rows(out)
+    assert [r[0] for r in table] == ["0  value", "1", "2"]
+    assert [float(r[1]) for r in table] == [5.0, 0.0, 0.0]
+
+
 def test_d_defaults_to_the_first_derivative_and_its_errors_point_into_the_line(
     tmp_path,
 ) -> None:
@@ -188,7 +195,8 @@ def test_plot_writes_the_graph_file(tmp_path) -> None:
 def test_piped_plot_takes_a_quoted_file_name_and_names_the_line_of_an_error(tmp_path) -> None:
     spaced, single = tmp_path / "my graph.dot", tmp_path / "a b.dot"
     text = (f'x = 2\n:plot 1 x^3 "{spaced}"\n:plot x^2 \'{single}\'\n'
-            f':plot "{spaced}"\n:plot nosuch + 1 {tmp_path / "c.dot"}\n')
+            f':plot "{spaced}"\n:plot nosuch + 1 {tmp_path / "c.dot"}\n'
+            f':plot log(-x) {tmp_path / "d.dot"}\n')
     done = subprocess.run([PYTHON, "-m", "gradcli.repl"], input=text, text=True,
                           capture_output=True, env=_env(tmp_path), timeout=60)
     assert spaced.read_text().startswith("digraph g {")
@@ -199,6 +207,8 @@ def test_piped_plot_takes_a_quoted_file_name_and_names_the_line_of_an_error(tmp_
     assert err[1].startswith("error: unknown name 'nosuch'") and "(line 5, column 7)" in err[1]
     assert err[3] == "        ^"
     assert not (tmp_path / "c.dot").exists()
+    # a warning of :plot names its line too
+    assert err[4] == "warning: log: argument outside the domain; the result is nan (line 6)"
 
 
 def test_clear_forgets_bindings_and_unknown_commands_are_errors(tmp_path) -> None:

@@ -276,6 +276,10 @@ def test_check_leaves_out_points_whose_step_leaves_the_domain_without_a_warning(
     # one point alone: nothing can be compared, so nothing passes
     res = _last("x = 1e-6\nlog(x)", check=True)
     assert [c.ok for c in res.check] == [False, False]
+    # the gradient of an expression that mixes the points: probes quiet too
+    res = _last("x = [1e-6, 1, 2]\nsum(log(x))", check=True)
+    assert [c.ok for c in res.check] == [True]
+    assert res.warnings == []
 
 
 def test_backprop_by_one_variable_reads_the_others_as_constants() -> None:

@@ -156,11 +156,18 @@ def _write(path: str, source: str) -> None:
     py_compile.compile(path, doraise=True)
 
 
+STALE_AFTER_DAYS = 30
+"""An old parser file is deleted once it is this old: sooner, two installed
+versions sharing the cache (a pipx install and a checkout) would delete each
+other's on every switch."""
+
+
 def _remove_stale(directory: str, keep: str) -> None:
     """Delete the parsers an earlier grammar or gradcli wrote for this Python (and
-    their byte code): a new one is written only when the grammar changes, so
-    the cache would otherwise grow by a file per upgrade."""
+    their byte code) STALE_AFTER_DAYS ago or more: a new one is written only when
+    the grammar changes, so the cache would otherwise grow by a file per upgrade."""
     import glob
+    import time
 
     version = f"py{sys.version_info[0]}{sys.version_info[1]}"
     stale = glob.glob(os.path.join(directory, f"parser-*-{version}.py"))
@@ -168,10 +175,12 @@ def _remove_stale(directory: str, keep: str) -> None:
     # and the pickled tables of an older scheme
     stale += glob.glob(os.path.join(directory, f"grammar-*-{version}.lark-cache"))
     mine = os.path.splitext(os.path.basename(keep))[0]
+    before = time.time() - STALE_AFTER_DAYS * 86400
     for file in stale:
         if not os.path.basename(file).startswith(mine + "."):
             try:
-                os.remove(file)
+                if os.path.getmtime(file) < before:
+                    os.remove(file)
             except OSError:  # another process got there first
                 pass
 

@@ -111,8 +111,11 @@ class Shell:
     def _before(self, r: Result) -> None:
         """A result's warnings, before the result, as ``gradcli eval`` prints them."""
         for w in r.warnings:
-            self.display.warning(f"{w} (line {r.line})" if self.positions else w)
+            self._warn(w, r.line)
         self._bump(int(r.exit_status))
+
+    def _warn(self, message: str, line: int) -> None:
+        self.display.warning(f"{message} (line {line})" if self.positions else message)
 
     def show_error(self, err: GradcliError, text: str, first_line: int = 1,
                    offset: int = 0) -> None:
@@ -192,7 +195,7 @@ class Shell:
                 # a constant has no variable, and derivatives of 0, as in gradcli eval
                 at = _value_of(session, r.wrt) if r.wrt else None
                 self._before(r)
-                self.display.derivatives(r.input, r.wrt or "x", at, [r.value, *r.derivatives])
+                self.display.derivatives(r.input, r.wrt or "", at, [r.value, *r.derivatives])
             else:
                 self.show([r], text, first_line, offset + skip)
 
@@ -238,10 +241,10 @@ class Shell:
             self.show_error(err, text, first_line, offset + skip)
             return
         for w in session.pending_warnings():
-            self.display.warning(w)
+            self._warn(w, first_line)
         for line in write_graph(g, path):
             if line.startswith("warning: "):
-                self.display.warning(line[len("warning: "):])
+                self._warn(line[len("warning: "):], first_line)
             else:
                 self.display.info(line)
 

@@ -60,6 +60,8 @@ def _order_label(k: int, wrt: str) -> str:
     """0 value, 1 d/dx, 2 d^2/dx^2, ..."""
     if k == 0:
         return "0  value"
+    if not wrt:  # a constant: no variable to name
+        return str(k)
     if k == 1:
         return f"1  d/d{wrt}"
     return f"{k}  d^{k}/d{wrt}^{k}"
