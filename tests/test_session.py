@@ -244,6 +244,11 @@ def test_the_variable_of_diff_at_a_point_is_not_a_variable_of_the_expression() -
     assert res.wrt == "x" and float(res.derivatives[0]) == 36.0  # of 3x^3
     res = _last("x = 2\ny = 1\ny*diff(x^3, x, 1, y)", order=1)
     assert res.wrt == "y"
+    # a function called inside the diff sees its x too; called outside, x is free
+    res = _last("f(t) = t*x\ndiff(f(2), x, 1, 3)", order=1)
+    assert res.error is None and [float(d) for d in res.derivatives] == [0.0]
+    res = _last("f(t) = t*x\nx = 1\nf(2)*diff(f(2), x, 1, 3)", order=1)
+    assert res.wrt == "x" and [float(d) for d in res.derivatives] == [4.0]
 
 
 @pytest.mark.parametrize("program, shapes", [

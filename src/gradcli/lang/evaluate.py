@@ -501,30 +501,33 @@ def free_names(node: Any, functions: dict[str, Definition] | None = None) -> lis
     ``g(a) = a*x`` makes ``g(2)`` depend on x.
     """
     seen: dict[str, None] = {}
-    visited: set[str] = set()
+    visited: set[tuple[str, tuple[str, ...]]] = set()
 
-    def visit(tree: Any, params: tuple[str, ...]) -> None:
-        stack = [(tree, params)]
+    def visit(tree: Any, params: tuple[str, ...], diffs: tuple[str, ...]) -> None:
+        # params: the parameters of the function whose body this is; diffs: the
+        # names bound by diff(expr, x, n, a) around it, which a called function's
+        # body sees too (a caller's parameters it does not)
+        stack = [(tree, diffs)]
         while stack:
-            n, bound = stack.pop()
+            n, around = stack.pop()
             if isinstance(n, Name):
-                if n.id not in bound:
+                if n.id not in params and n.id not in around:
                     seen.setdefault(n.id)
                 continue
             if functions and isinstance(n, (Call, Prime)) and n.func in functions \
-                    and n.func not in visited:
-                visited.add(n.func)
+                    and (n.func, around) not in visited:
+                visited.add((n.func, around))
                 definition = functions[n.func]
-                visit(definition.body, definition.params)
-            parts = [(child, bound) for child in ast.children(n)]
+                visit(definition.body, definition.params, around)
+            parts = [(child, around) for child in ast.children(n)]
             if isinstance(n, Call) and n.func == "diff" and len(n.args) == 4 \
                     and isinstance(n.args[1], Name):
                 # diff(expr, x, n, a) binds x to a inside expr: x is not free there
                 x = n.args[1].id
-                parts = [(n.args[0], (*bound, x)), (n.args[2], bound), (n.args[3], bound)]
+                parts = [(n.args[0], (*around, x)), (n.args[2], around), (n.args[3], around)]
             stack.extend(reversed(parts))
 
-    visit(node, ())
+    visit(node, (), ())
     return list(seen)
 
 
