@@ -275,6 +275,10 @@ STRUCTURAL = {
     "mean": lambda x: F.mean(F.exp(x * np.array([1.0, 2.0, 3.0]))),
     "max": lambda x: F.max(F.sin(x * np.array([1.0, 2.0, 3.0]))),
     "min axis": lambda x: F.min(F.cos(x * np.array([[1.0, 2.0], [0.5, 3.0]])), 1),
+    # ties share the derivative, as backprop splits the gradient: max(x, x) is x
+    "max ties": lambda x: F.max(F.sin(x * np.array([1.0, 1.0, 0.5]))),
+    "min axis ties": lambda x: F.min(F.exp(x * np.array([[2.0, 2.0, 3.0], [1.0, 4.0, 1.0]])),
+                                     1),
     "getitem": lambda x: F.exp(x * np.array([1.0, 2.0, 3.0]))[1:] * 2,
     "reshape": lambda x: F.reshape(F.tanh(x * np.arange(1.0, 7.0)), (2, 3)) ** 2,
     "transpose": lambda x: F.transpose(F.exp(x * np.ones((2, 3)))) * np.arange(3.0)[:, None],

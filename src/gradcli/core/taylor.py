@@ -1216,15 +1216,17 @@ def _get_item_grad_rule(f: Function, ins: list[tuple[Any, Any]], y0: Any, n: int
 
 
 def _extreme_rule(f: Function, ins: list[tuple[Any, Any]], y0: Any, n: int) -> Any:
-    # as backprop: every element equal to the extreme gets the derivative (ties add)
+    # as backprop (ops._Extreme): the elements equal to the extreme share it evenly,
+    # so max(x, x) is x, not 2x
     u0, U = ins[0]
     U = _expand(U, u0.shape)
-    axes = _axes(f.axis, u0.ndim)
+    axes = _axes(f.axis, u0.ndim)  # of U, whose axis 0 is the order
     y0k = y0 if f.keepdims else y0.reshape(
         tuple(1 if i + 1 in axes else s for i, s in enumerate(u0.shape))
     )
-    mask = (u0 == y0k).astype(U.dtype)
-    return (U * mask).sum(axis=axes, keepdims=f.keepdims)
+    hits = (u0 == y0k).astype(U.dtype)
+    share = hits / hits.sum(axis=tuple(a - 1 for a in axes), keepdims=True)
+    return (U * share).sum(axis=axes, keepdims=f.keepdims)
 
 
 def _matmul_rule(f: Function, ins: list[tuple[Any, Any]], y0: Any, n: int) -> Any:
