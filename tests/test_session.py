@@ -223,6 +223,11 @@ def test_check_leaves_out_points_where_the_value_is_not_finite() -> None:
     # with no point left, nothing passes
     res = _last("x = [-1, -2]\nlog(x)", check=True)
     assert [c.ok for c in res.check] == [False, False]
+    # nor does an infinite derivative, though |inf - e| <= 1e-4 * inf (it passed)
+    res = _last("x = 0\n1/x", check=True)
+    assert [c.ok for c in res.check] == [False, False]
+    res = _last("x = [0, 1, 2]\n1/x", check=True)  # the pole is left out
+    assert [c.ok for c in res.check] == [True, True]
 
 
 def test_check_of_the_variable_itself_over_an_array_has_both_orders() -> None:

@@ -60,9 +60,12 @@ def central_difference(
 
 
 def within_tolerance(autodiff: Any, estimate: Any, rtol: float = RTOL, atol: float = ATOL) -> Any:
-    """|autodiff - estimate| <= atol + rtol * |autodiff|, elementwise (NaN never passes)."""
+    """|autodiff - estimate| <= atol + rtol * |autodiff|, elementwise; neither NaN
+    nor an infinite autodiff value passes (the bound would be infinite too)."""
     autodiff, estimate = np.asarray(autodiff), np.asarray(estimate)
-    return np.abs(autodiff - estimate) <= atol + rtol * np.abs(autodiff)
+    with np.errstate(invalid="ignore"):  # inf - inf
+        close = np.abs(autodiff - estimate) <= atol + rtol * np.abs(autodiff)
+    return close & np.isfinite(autodiff)
 
 
 def numerical_grad(f: Callable[..., Variable], x: Any, *args: Any, eps: float = 1e-4,
