@@ -381,6 +381,22 @@ def test_a_nested_derivative_stops_at_the_node_limit(monkeypatch):
     assert float(value("x = 1; diff(diff(x^3, x, 2), x)")) == 6
 
 
+def test_diffs_nested_one_order_at_a_time_share_one_node_limit(monkeypatch):
+    # each diff(..., x) alone stays small, but the graphs grow about 3x per level:
+    # depth 11 took 26 s and depth 12 over a minute before they shared a budget
+    import gradcli.lang.evaluate as evaluate_module
+
+    monkeypatch.setattr(evaluate_module, "BACKPROP_MAX_NODES", 2000)
+    text = "exp(sin(x))*log(1+x^2)"
+    for _ in range(6):
+        text = f"diff({text}, x)"
+    err = error("x = 1; " + text)
+    assert err.kind == "math" and "2,000 graph nodes in all" in err.message
+    shallow = "diff(diff(exp(sin(x))*log(1+x^2), x), x)"
+    assert float(value("x = 1; " + shallow)) == pytest.approx(
+        float(value("x = 1; diff(exp(sin(x))*log(1+x^2), x, 2)")), rel=1e-12)
+
+
 def test_deep_nesting_is_refused_quickly():
     res, seconds = timed("(" * 5000 + "1" + ")" * 5000)
     assert res.error is not None and res.error.kind == "parse"

@@ -17,7 +17,7 @@ from typing import Any, Protocol
 
 from ..core import functions as _functions  # noqa: F401 - fills the registry
 from ..core.backend import get_array_module
-from ..core.derivatives import spend_nodes
+from ..core.derivatives import graph_size, spend_nodes
 from ..core.graph import Constant, Variable, no_grad, using_config
 from ..core.ops import get_item, matmul
 from ..core.registry import REGISTRY, closest
@@ -121,6 +121,7 @@ class Evaluator:
         the result will not be differentiated by)."""
         self.ctx = ctx
         self.constants = constants
+        self.nodes_spent = 0  # by the nested derivatives of this statement
         self.keep_graph = keep_graph
         # Each layer: (names -> Variables, is_function_layer).
         self.layers: list[tuple[dict[str, Variable], bool]] = [({}, False)]
@@ -437,8 +438,17 @@ class Evaluator:
         if order == 0:
             return y
         if self.diff_depth > 0 or self.keep_graph or x.creator is not None:
+            # one budget for the statement: each diff of a nested diff starts from a
+            # graph about 3 times the last, so it is the total that grows
+            left = BACKPROP_MAX_NODES - self.nodes_spent
             with using_config("enable_backprop", True):
-                return nested_derivative(y, x, order)
+                d = nested_derivative(y, x, order, left)
+            self.nodes_spent += graph_size(d, left)
+            if self.nodes_spent > BACKPROP_MAX_NODES:
+                raise LimitError(
+                    f"nested derivatives have grown past {BACKPROP_MAX_NODES:,} graph nodes "
+                    "in all; for an n-th derivative write diff(expr, x, n)")
+            return d
         return Constant(self.ctx.derivatives(y, x, order)[-1])
 
 
