@@ -22,6 +22,7 @@ from gradcli.core import derivatives as derivatives_module
 from gradcli.core import taylor as T
 from gradcli.core.fpe import capture_fp_errors
 from gradcli.core.registry import REGISTRY
+from gradcli.core.stack import stack
 from gradcli.core.taylor import missing_rules, taylor_coefficients, taylor_derivatives
 from gradcli.errors import LimitError, NumericWarning
 
@@ -279,6 +280,8 @@ STRUCTURAL = {
     "max ties": lambda x: F.max(F.sin(x * np.array([1.0, 1.0, 0.5]))),
     "min axis ties": lambda x: F.min(F.exp(x * np.array([[2.0, 2.0, 3.0], [1.0, 4.0, 1.0]])),
                                      1),
+    # an array literal of scalar items ([x, 2x] in the language); a constant item
+    "stack": lambda x: F.sum(stack([F.sin(x), x**2, Variable(np.array(3.0)) * 1, x]) ** 2),
     "getitem": lambda x: F.exp(x * np.array([1.0, 2.0, 3.0]))[1:] * 2,
     "reshape": lambda x: F.reshape(F.tanh(x * np.arange(1.0, 7.0)), (2, 3)) ** 2,
     "transpose": lambda x: F.transpose(F.exp(x * np.ones((2, 3)))) * np.arange(3.0)[:, None],

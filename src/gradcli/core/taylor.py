@@ -70,6 +70,7 @@ from .ops import (
     SumTo,
     Transpose,
 )
+from .stack import Stack
 
 MAX_ORDER = 170
 """The highest derivative order: k! overflows float64 beyond 170! (~7.3e306)."""
@@ -1207,6 +1208,17 @@ def _rowwise(f: Function, ins: list[tuple[Any, Any]], apply: Callable[[Any], Any
     return get_array_module(U).stack([apply(U[i]) for i in range(U.shape[0])])
 
 
+def _stack_rule(f: Function, ins: list[tuple[Any, Any]], y0: Any, n: int) -> Any:
+    # [a, b, c]: each item's rows in its place along the new first axis (zeros for
+    # a constant item, and past a shorter series)
+    d = max(H.shape[0] for _, H in ins if H is not None)
+    out = get_array_module(y0).zeros((d,) + y0.shape, dtype=_dtype(y0))
+    for i, (_, H) in enumerate(ins):
+        if H is not None:
+            out[: H.shape[0], i] = _expand(H, y0.shape[1:])
+    return out
+
+
 def _get_item_rule(f: Function, ins: list[tuple[Any, Any]], y0: Any, n: int) -> Any:
     return _rowwise(f, ins, lambda row: row[f.slices])
 
@@ -1265,6 +1277,7 @@ STRUCTURAL_RULES: dict[type[Function], Rule] = {
     MatMul: _matmul_rule,
     Max: _extreme_rule,
     Min: _extreme_rule,
+    Stack: _stack_rule,
 }
 """Taylor rules of the core's own operations, keyed by class (as autograd's defvjp)."""
 
