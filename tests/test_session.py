@@ -16,6 +16,11 @@ def _last(text: str, method: str = "auto", **options: object):
     return Session(method=method).run(text, EvalOptions(**options))[-1]
 
 
+def _checked(program: str) -> list[bool]:
+    """Which orders --check passes for the program's last statement."""
+    return [c.ok for c in _last(program, check=True).check]
+
+
 def test_auto_uses_taylor_and_both_methods_agree() -> None:
     taylor = _last("x = 0.7; exp(sin(x))*log(1+x**2)", order=6)
     backprop = _last("x = 0.7; exp(sin(x))*log(1+x**2)", method="backprop", order=6)
@@ -218,16 +223,12 @@ def test_check_leaves_out_points_where_the_value_is_not_finite() -> None:
     assert [c.ok for c in res.check] == [True, True]
     assert all(0 < c.abs_error < 1e-5 for c in res.check)
     # a kink among them still fails, at order 2
-    res = _last("x = [-2, 1e-9, 2]\nx*abs(x) + sqrt(x + 1)", check=True)
-    assert [c.ok for c in res.check] == [True, False]
+    assert _checked("x = [-2, 1e-9, 2]\nx*abs(x) + sqrt(x + 1)") == [True, False]
     # with no point left, nothing passes
-    res = _last("x = [-1, -2]\nlog(x)", check=True)
-    assert [c.ok for c in res.check] == [False, False]
+    assert _checked("x = [-1, -2]\nlog(x)") == [False, False]
     # nor does an infinite derivative, though |inf - e| <= 1e-4 * inf (it passed)
-    res = _last("x = 0\n1/x", check=True)
-    assert [c.ok for c in res.check] == [False, False]
-    res = _last("x = [0, 1, 2]\n1/x", check=True)  # the pole is left out
-    assert [c.ok for c in res.check] == [True, True]
+    assert _checked("x = 0\n1/x") == [False, False]
+    assert _checked("x = [0, 1, 2]\n1/x") == [True, True]  # the pole is left out
 
 
 def test_check_of_the_variable_itself_over_an_array_has_both_orders() -> None:
@@ -278,14 +279,11 @@ def test_check_leaves_out_points_whose_step_leaves_the_domain_without_a_warning(
     assert all(0 < c.abs_error < 1e-5 for c in res.check)
     assert res.warnings == []
     # an infinite derivative at the edge (sqrt at 0) is left out the same way
-    res = _last("x = [0, 0.5, 1, 2]\nsqrt(x)", check=True)
-    assert [c.ok for c in res.check] == [True, True]
+    assert _checked("x = [0, 0.5, 1, 2]\nsqrt(x)") == [True, True]
     # a nan from autodiff where the estimate is a number still fails
-    res = _last("x = [0, 1]\nsqrt(x^2)", check=True)
-    assert [c.ok for c in res.check] == [False, False]
+    assert _checked("x = [0, 1]\nsqrt(x^2)") == [False, False]
     # one point alone: nothing can be compared, so nothing passes
-    res = _last("x = 1e-6\nlog(x)", check=True)
-    assert [c.ok for c in res.check] == [False, False]
+    assert _checked("x = 1e-6\nlog(x)") == [False, False]
     # the gradient of an expression that mixes the points: probes quiet too
     res = _last("x = [1e-6, 1, 2]\nsum(log(x))", check=True)
     assert [c.ok for c in res.check] == [True]
