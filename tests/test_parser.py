@@ -418,7 +418,18 @@ def test_error_messages_and_positions(text: str, position: tuple, message: str) 
 
 def test_long_tokens_are_shortened_in_messages() -> None:
     err = error("x " + "y" * 500)
-    assert len(err.message) < 40 and err.message.endswith("...'")
+    quoted = err.message.split(";")[0].removeprefix("unexpected ")
+    assert len(quoted) < 40 and quoted.endswith("...'")
+
+
+@pytest.mark.parametrize("text, column", [("2 x", 3), ("x y", 3), ("2 (x + 1)", 3),
+                                          ("(x + 1) (x - 1)", 9), ("sin(x) 2", 8)])
+def test_two_operands_apart_say_a_product_needs_a_star(text, column) -> None:
+    err = error(text)
+    assert err.message.endswith("; a product needs '*' (2*x), or a number right against it (2x)")
+    assert err.column == column
+    # not where an operand is expected anyway
+    assert "product" not in error("x +* 2").message
 
 
 def test_no_lark_exception_ever_escapes() -> None:

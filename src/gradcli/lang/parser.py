@@ -354,6 +354,9 @@ def _expectation(expected: set[str], chunk: _Chunk, offset: int, found: str) -> 
     return ""
 
 
+_OPERAND_STARTS = frozenset({"NAME", "NUMBER", "IMPLICIT_NUMBER", "_LPAR", "LSQB"})
+
+
 def _syntax_error(exc: Exception, rt: LarkRuntime, chunk: _Chunk) -> ParseError:
     """Lark's UnexpectedInput as a short ParseError at the offending position."""
     if isinstance(exc, rt.UnexpectedToken):
@@ -372,10 +375,15 @@ def _syntax_error(exc: Exception, rt: LarkRuntime, chunk: _Chunk) -> ParseError:
             line, column = _absolute(chunk, token.line, token.column)
             message = f"unexpected {_quote(str(token))}"
             start = token.start_pos or 0
+            before = chunk.text[:start].rstrip()
             if token.type in ("NAME", "_LPAR") and start and chunk.text[start - 1] in _DIGITS:
                 # A number against a name where implicit products are not
                 # allowed: only an exponent (x**2x).
                 message += ": an exponent cannot be an implicit product, use parentheses"
+            elif token.type in _OPERAND_STARTS and len(before) < start and before \
+                    and (before[-1].isalnum() or before[-1] in ")]_"):
+                # two operands apart ("2 x", "x y"), as qalc would multiply
+                message += "; a product needs '*' (2*x), or a number right against it (2x)"
             else:
                 message += _expectation(expected, chunk, start, str(token))
         return ParseError(message, line=line, column=column)
