@@ -327,6 +327,15 @@ def test_a_power_of_a_base_that_is_zero_is_the_same_whatever_the_order(
         assert res.warnings == ["'**': argument outside the domain; the result is nan"]
 
 
+def test_a_large_array_asks_for_more_orders_as_a_number_does() -> None:
+    # block by block, (x^6)^(1/3) = x^2 at the 0 inside the array was nan
+    program = "x = linspace(-1, 13, 140001)\n(x^6)^(1/3)"
+    res = _last(program, order=3)
+    i = int(np.argmin(np.abs(res.point)))
+    assert res.point[i] == 0.0 and res.warnings == []
+    assert [float(d[i]) for d in res.derivatives] == [0.0, 2.0, 0.0]
+
+
 def test_grad_statement_says_the_derivative_options_do_not_apply() -> None:
     res = _last("x = 2\ny = 3\ngrad(x*y)", order=2, check=True)
     assert {k: float(v) for k, v in res.value.items()} == {"x": 3.0, "y": 2.0}

@@ -193,6 +193,30 @@ def test_a_fractional_power_of_a_base_that_is_zero(build, at, order, want):
     assert _nan_or(got) == want
 
 
+@pytest.mark.parametrize("build, order, want", [
+    # |x^2| is x^2 on both sides of 0 (it was all zeros: sign(0) times the rows)
+    (lambda x: F.abs(x**2), 3, [0.0, 0.0, 2.0, 0.0]),
+    (lambda x: F.abs(-(x**2)), 3, [0.0, 0.0, 2.0, 0.0]),
+    (lambda x: F.exp(F.abs(F.sin(x) ** 2)), 4, [1.0, 0.0, 2.0, 0.0, 4.0]),
+    # a kink (an odd order): sign(0) = 0, as backprop and SymPy's sign have it
+    (lambda x: F.abs(x), 2, [0.0, 0.0, 0.0]),
+    (lambda x: F.abs(x**3), 3, [0.0, 0.0, 0.0, 0.0]),
+    # max of tied elements follows the one greater on both sides: x^2 at 0
+    (lambda x: F.max(stack([x**2, x * 0.0])), 3, [0.0, 0.0, 2.0, 0.0]),
+    (lambda x: F.min(stack([x**2, x**4])), 4, [0.0, 0.0, 0.0, 0.0, 24.0]),
+    # ... and where they cross (|x| = max(x, -x)) they share: 0, as abs
+    (lambda x: F.max(stack([x, -x])), 2, [0.0, 0.0, 0.0]),
+    # the base x^2.5 vanishes to order 2.5, its series 0, 0, inf: the first
+    # derivative of (x^2.5)^0.4 = x is not known, not 0
+    (lambda x: (x**2.5) ** 0.4, 1, [0.0, None]),
+    (lambda x: (x**2.5) ** 0.8, 2, [0.0, 0.0, None]),  # x^2: was 0 (u = O(t^3) assumed)
+])
+def test_singular_points_that_are_smooth_or_not(build, order, want):
+    with np.errstate(all="ignore"):
+        got = taylor(build, 0.0, order)
+    assert _nan_or(got) == want
+
+
 def test_a_fractional_power_of_a_zero_base_over_an_array_mends_those_points_only():
     with np.errstate(all="ignore"):
         arr = taylor(lambda x: (x**2 - 1) ** 1.5, np.array([1.0, 2.0, -1.0]), 2)

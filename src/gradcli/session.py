@@ -141,13 +141,12 @@ class Session:
             if result is not None and taylor.unknown_at_zero():
                 # a power of a base that is 0 there can need more of the base's
                 # series than the order asked for ((x^4)^0.5 at 0): ask for more
-                more = _taylor(y, x, min(taylor.MAX_ORDER, 2 * order + 4))
+                with taylor.more_orders(order):
+                    more = _taylor(y, x, min(taylor.MAX_ORDER, 2 * order + 4))
                 if more is not None:
                     result = more[: order + 1]
                 if taylor.unknown_at_zero():
-                    self._warnings.append(
-                        "a power whose base is 0 here needs more terms of the base than "
-                        "Taylor mode reached; the derivatives it left unknown are nan")
+                    self._warnings.append(_UNKNOWN_AT_ZERO)
             if result is not None:
                 self._last_method = "taylor"
                 return _undefined_where_nan(list(result))
@@ -360,6 +359,13 @@ class Session:
         if x is None or type(x) is Constant:
             return None
         ds = taylor.taylor_derivatives_at(y, x, values, top)
+        if ds is not None and taylor.unknown_at_zero():  # as in derivatives()
+            with taylor.more_orders(top):
+                more = taylor.taylor_derivatives_at(y, x, values,
+                                                    min(taylor.MAX_ORDER, 2 * top + 4))
+            ds = ds if more is None else more[: top + 1]
+            if taylor.unknown_at_zero():
+                self._warnings.append(_UNKNOWN_AT_ZERO)
         if ds is None:
             return None
         self._last_method = "taylor"
@@ -592,6 +598,10 @@ def _taylor_module() -> Any:
     from .core import taylor  # noqa: PLC0415
 
     return taylor
+
+
+_UNKNOWN_AT_ZERO = ("a power whose base is 0 here needs more terms of the base than Taylor "
+                    "mode reached; the derivatives it left unknown are nan")
 
 
 def _taylor(y: Variable, x: Variable, order: int) -> list[Any] | None:

@@ -43,7 +43,7 @@ import contextlib
 import math
 import os
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import numpy as np
@@ -650,8 +650,14 @@ def _pow_at_zero(u0: Any, U: Any, a: Any, Y: Any, n: int) -> Any:
     af = xp.broadcast_to(xp.asarray(a, dtype=Y.dtype), shape).reshape(-1)
     kcol = xp.arange(1, rows + 1, dtype=Y.dtype).reshape(rows, 1)
     # below the order m a: 0; u known to be 0 (a polynomial): y = 0 for a > 0;
-    # u 0 up to order n: y = O(|t|^((n+1) a))
-    lowest = xp.where(m > 0, m, rows + 1.0 if known else xp.inf)
+    # u 0 up to order n: y = o(|t|^(n a)) (not O(t^(n+1)): u may be x^2.5)
+    lowest = xp.where(m > 0, m, float(rows) if known else xp.inf)
+    # an infinite u_m: u vanishes to an order between m - 1 and m (u = x^2.5 has
+    # 0, 0, inf): 0 below (m - 1) a, and nothing known from there
+    lead = xp.take_along_axis(Uf, nz.argmax(axis=0)[None], axis=0)[0]
+    vague = (m > 0) & ~xp.isfinite(lead)
+    lowest = xp.where(vague, m - 1, lowest)
+    m = xp.where(vague, -1, m)
     fixed = xp.where(kcol < lowest * af, 0.0, xp.nan)
     Yf[:, zero] = fixed[:, zero]
     # nan that more orders would turn into numbers (not undefined, not known yet)
@@ -691,20 +697,35 @@ def _pow_at_zero(u0: Any, U: Any, a: Any, Y: Any, n: int) -> Any:
                 unknown[e + max(0, known - mm):, idx] = True
             Yf[e:, idx] = S
     if bool(unknown.any()):
-        _local.unknown = True
-    if bool((xp.isnan(Yf) & ~unknown)[:, zero].any()):
+        _UNKNOWN[0] = True
+    if bool((xp.isnan(Yf) & ~unknown)[: _WARN_ROWS[0], zero].any()):
         # undefined derivatives, written, not computed: the one warning for them,
         # as a computed nan gives (fpe.py names the step)
         np.float64(0.0) * np.float64(np.inf)  # noqa: B018
     return Y
 
 
+_UNKNOWN = [False]  # set by any thread of a blockwise replay, read by the caller's
+_WARN_ROWS = [MAX_ORDER]  # the orders whose undefined derivatives warn (see more_orders)
+
+
+@contextlib.contextmanager
+def more_orders(asked: int) -> Iterator[None]:
+    """While orders past ``asked`` are computed only to resolve unknown ones (see
+    unknown_at_zero), their own undefined derivatives do not warn."""
+    _WARN_ROWS[0] = asked
+    try:
+        yield
+    finally:
+        _WARN_ROWS[0] = MAX_ORDER
+
+
 def unknown_at_zero() -> bool:
-    """Whether the last taylor_derivatives in this thread left a derivative nan
-    because a power's base is 0 and the orders asked for do not reach far
-    enough into it (more orders would give a number), and clears it."""
-    unknown = getattr(_local, "unknown", False)
-    _local.unknown = False
+    """Whether the last taylor_derivatives(_at) left a derivative nan because a
+    power's base is 0 and the orders asked for do not reach far enough into it
+    (more orders would give a number), and clears it."""
+    unknown = _UNKNOWN[0]
+    _UNKNOWN[0] = False
     return unknown
 
 
@@ -1071,8 +1092,20 @@ def atanh_rule(u0: Any, U: Any, y0: Any, n: int) -> Any:
 
 
 def abs_rule(u0: Any, U: Any, y0: Any, n: int) -> Any:
-    # |u| = sign(u0) u near u0; sign(0) = 0 as backprop's derivative has it
-    return _binary(np.multiply, get_array_module(u0).sign(u0), U)
+    """|u| = sign(u0) u near u0. Where u0 = 0 and u's first nonzero coefficient
+    u_m has an even order m, |u| is sign(u_m) u on both sides (|x^2| is x^2);
+    for an odd m it has a kink, and sign(0) = 0 there, as backprop's derivative
+    (and SymPy's sign, and PyTorch) has it."""
+    xp = get_array_module(u0)
+    s = xp.sign(u0)
+    if not bool(xp.all(u0)):
+        full = xp.broadcast_to(U, (U.shape[0],) + s.shape)
+        nz = full != 0
+        first = nz.argmax(axis=0)  # the row of u_m (m - 1), where nz.any()
+        lead = xp.take_along_axis(full, first[None], axis=0)[0]
+        even = nz.any(axis=0) & (first % 2 == 1) & xp.isfinite(lead)
+        s = xp.where((u0 == 0) & even, xp.sign(lead), s)
+    return _binary(np.multiply, s, U)
 
 
 # --- the structural operations ---------------------------------------------------------
@@ -1236,9 +1269,32 @@ def _extreme_rule(f: Function, ins: list[tuple[Any, Any]], y0: Any, n: int) -> A
     y0k = y0 if f.keepdims else y0.reshape(
         tuple(1 if i + 1 in axes else s for i, s in enumerate(u0.shape))
     )
-    hits = (u0 == y0k).astype(U.dtype)
-    share = hits / hits.sum(axis=tuple(a - 1 for a in axes), keepdims=True)
+    uaxes = tuple(a - 1 for a in axes)
+    hits = u0 == y0k
+    chosen = _extreme_branch(hits, U, uaxes, 1.0 if isinstance(f, Max) else -1.0)
+    share = chosen / chosen.sum(axis=uaxes, keepdims=True)
     return (U * share).sum(axis=axes, keepdims=f.keepdims)
+
+
+def _extreme_branch(hits: Any, U: Any, uaxes: tuple[int, ...], sign: float) -> Any:
+    """Which of the tied elements (``hits``) the extreme follows near the point.
+
+    After t > 0 the greatest (for max) is the one whose series is greatest in
+    the first coefficient where they differ; before it, the same with the odd
+    coefficients' signs turned. Where both sides pick the same elements the
+    extreme is smooth there and is theirs (max(x^2, 0) is x^2 at 0); else it
+    has a kink, and the tied elements share evenly (max(x, -x) = |x| has
+    derivative 0 at 0, as abs)."""
+    xp = get_array_module(U)
+    after, before = hits.copy(), hits.copy()
+    with np.errstate(invalid="ignore"):
+        for k in range(U.shape[0]):
+            for side, turn in ((after, 1.0), (before, -1.0 if k % 2 == 0 else 1.0)):
+                row = xp.where(side, U[k] * (sign * turn), -xp.inf)
+                side &= row == row.max(axis=uaxes, keepdims=True)
+    smooth = (after == before).all(axis=uaxes, keepdims=True) & \
+        after.any(axis=uaxes, keepdims=True)
+    return xp.where(smooth, after, hits).astype(U.dtype)
 
 
 def _matmul_rule(f: Function, ins: list[tuple[Any, Any]], y0: Any, n: int) -> Any:
@@ -1493,7 +1549,7 @@ def _coefficients(y: Variable, x: Variable, order: int, derivatives: bool = Fals
     fpe_op = "derivative"  # noqa: F841 - read by fpe.py: k! * c_k may overflow
     if order < 0:
         raise ValueError(f"order must be >= 0, got {order}")
-    _local.unknown = False  # see unknown_at_zero
+    _UNKNOWN[0] = False  # see unknown_at_zero
     x0 = x.data
     if x0.dtype.kind not in "fiub":
         return None
@@ -1728,6 +1784,7 @@ def taylor_derivatives_at(y: Variable, x: Variable, values: Any,
     plan = _plan(y, x)
     if plan is None or not plan.steps or not _elementwise(plan, constants_like_x=False):
         return None
+    _UNKNOWN[0] = False  # see unknown_at_zero
     rdtype = np.result_type(_dtype(y.data), _dtype(values))
     value, coef = _coefficients_blockwise(plan, order, True, rdtype, values)
     return [value, *coef]
