@@ -1261,8 +1261,9 @@ def _get_item_grad_rule(f: Function, ins: list[tuple[Any, Any]], y0: Any, n: int
 
 
 def _extreme_rule(f: Function, ins: list[tuple[Any, Any]], y0: Any, n: int) -> Any:
-    # as backprop (ops._Extreme): the elements equal to the extreme share it evenly,
-    # so max(x, x) is x, not 2x
+    # the tied elements share the extreme evenly, as backprop (ops._Extreme) splits
+    # the gradient (max(x, x) is x, not 2x), unless one of them is the extreme on
+    # both sides of the point: then it is that one's (see _extreme_branch)
     u0, U = ins[0]
     U = _expand(U, u0.shape)
     axes = _axes(f.axis, u0.ndim)  # of U, whose axis 0 is the order
