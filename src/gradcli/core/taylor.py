@@ -623,6 +623,16 @@ def _pow_hi(u0: Any, U: Any, y0: Any, n: int, a: Any) -> Any:
     return _pow_at_zero(u0, U, a, Y, n) if zeros else Y
 
 
+def _leading(U: Any) -> tuple[Any, Any]:
+    """(m, u_m) of series rows U (axis 0 the order, row k-1 holding u_k): the order
+    of the first nonzero coefficient, 0 where there is none, and its value."""
+    xp = get_array_module(U)
+    nz = U != 0
+    first = nz.argmax(axis=0)
+    return (xp.where(nz.any(axis=0), first + 1, 0),
+            xp.take_along_axis(U, first[None], axis=0)[0])
+
+
 def _pow_at_zero(u0: Any, U: Any, a: Any, Y: Any, n: int) -> Any:
     """Y, the coefficients of u**a, mended where u0 = 0 (the recurrence divided by it).
 
@@ -645,8 +655,7 @@ def _pow_at_zero(u0: Any, U: Any, a: Any, Y: Any, n: int) -> Any:
     Yf = Y.reshape(rows, -1)
     Uf = xp.broadcast_to(U, (d,) + shape).reshape(d, -1)
     zero = xp.broadcast_to(u0 == 0, shape).reshape(-1)
-    nz = Uf != 0
-    m = xp.where(nz.any(axis=0), nz.argmax(axis=0) + 1, 0)  # 0: no nonzero row
+    m, lead = _leading(Uf)
     af = xp.broadcast_to(xp.asarray(a, dtype=Y.dtype), shape).reshape(-1)
     kcol = xp.arange(1, rows + 1, dtype=Y.dtype).reshape(rows, 1)
     # below the order m a: 0; u known to be 0 (a polynomial): y = 0 for a > 0;
@@ -654,7 +663,6 @@ def _pow_at_zero(u0: Any, U: Any, a: Any, Y: Any, n: int) -> Any:
     lowest = xp.where(m > 0, m, float(rows) if known else xp.inf)
     # an infinite u_m: u vanishes to an order between m - 1 and m (u = x^2.5 has
     # 0, 0, inf): 0 below (m - 1) a, and nothing known from there
-    lead = xp.take_along_axis(Uf, nz.argmax(axis=0)[None], axis=0)[0]
     vague = (m > 0) & ~xp.isfinite(lead)
     lowest = xp.where(vague, m - 1, lowest)
     m = xp.where(vague, -1, m)
@@ -1099,11 +1107,8 @@ def abs_rule(u0: Any, U: Any, y0: Any, n: int) -> Any:
     xp = get_array_module(u0)
     s = xp.sign(u0)
     if not bool(xp.all(u0)):
-        full = xp.broadcast_to(U, (U.shape[0],) + s.shape)
-        nz = full != 0
-        first = nz.argmax(axis=0)  # the row of u_m (m - 1), where nz.any()
-        lead = xp.take_along_axis(full, first[None], axis=0)[0]
-        even = nz.any(axis=0) & (first % 2 == 1) & xp.isfinite(lead)
+        m, lead = _leading(xp.broadcast_to(U, (U.shape[0],) + s.shape))
+        even = (m > 0) & (m % 2 == 0) & xp.isfinite(lead)
         s = xp.where((u0 == 0) & even, xp.sign(lead), s)
     return _binary(np.multiply, s, U)
 
