@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 import warnings
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import numpy as np
@@ -137,16 +137,7 @@ class Session:
                 if self.method == "taylor":
                     raise
                 result = None  # past Taylor mode's order limit: backprop may still do it
-            taylor = _taylor_module()
-            if result is not None and taylor.unknown_at_zero():
-                # a power of a base that is 0 there can need more of the base's
-                # series than the order asked for ((x^4)^0.5 at 0): ask for more
-                with taylor.more_orders(order):
-                    more = _taylor(y, x, min(taylor.MAX_ORDER, 2 * order + 4))
-                if more is not None:
-                    result = more[: order + 1]
-                if taylor.unknown_at_zero():
-                    self._warnings.append(_UNKNOWN_AT_ZERO)
+            result = self._unknowns_resolved(result, order, lambda n: _taylor(y, x, n))
             if result is not None:
                 self._last_method = "taylor"
                 return _undefined_where_nan(list(result))
@@ -358,18 +349,28 @@ class Session:
             self.values[wrt] = values
         if x is None or type(x) is Constant:
             return None
-        ds = taylor.taylor_derivatives_at(y, x, values, top)
-        if ds is not None and taylor.unknown_at_zero():  # as in derivatives()
-            with taylor.more_orders(top):
-                more = taylor.taylor_derivatives_at(y, x, values,
-                                                    min(taylor.MAX_ORDER, 2 * top + 4))
-            ds = ds if more is None else more[: top + 1]
-            if taylor.unknown_at_zero():
-                self._warnings.append(_UNKNOWN_AT_ZERO)
+        ds = self._unknowns_resolved(taylor.taylor_derivatives_at(y, x, values, top), top,
+                                     lambda n: taylor.taylor_derivatives_at(y, x, values, n))
         if ds is None:
             return None
         self._last_method = "taylor"
         return Variable(ds[0]), Variable(values, name=wrt), _undefined_where_nan(ds)
+
+    def _unknowns_resolved(self, ds: list[Any] | None, order: int,
+                           taylor_at: Callable[[int], list[Any] | None]) -> list[Any] | None:
+        """``ds``, Taylor mode's derivatives to ``order``, or those of ``taylor_at`` a
+        higher order where ``ds`` left some unknown: a power of a base that is 0
+        there can need more of the base's series than asked for ((x^4)^0.5 at 0)."""
+        taylor = _taylor_module()
+        if ds is None or not taylor.unknown_at_zero():
+            return ds
+        with taylor.more_orders(order):
+            more = taylor_at(min(taylor.MAX_ORDER, 2 * order + 4))
+        if taylor.unknown_at_zero():
+            self._warnings.append(
+                "a power whose base is 0 here needs more terms of the base than Taylor "
+                "mode reached; the derivatives it left unknown are nan")
+        return ds if more is None else more[: order + 1]
 
     def _variables_of(self, node: Any) -> list[str]:
         return [n for n in free_names(node, self.functions)
@@ -598,10 +599,6 @@ def _taylor_module() -> Any:
     from .core import taylor  # noqa: PLC0415
 
     return taylor
-
-
-_UNKNOWN_AT_ZERO = ("a power whose base is 0 here needs more terms of the base than Taylor "
-                    "mode reached; the derivatives it left unknown are nan")
 
 
 def _taylor(y: Variable, x: Variable, order: int) -> list[Any] | None:
