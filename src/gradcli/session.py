@@ -227,7 +227,7 @@ class Session:
         self._expression(node, options, res)
 
     def _check_bindable(self, name: str, node: Any) -> None:
-        if name in REGISTRY or name in SPECIAL_FORMS:
+        if _builtin(name):
             raise MathError(
                 f"'{name}' is a built-in function; choose another name"
             ).at(node.line or None, node.column or None)
@@ -308,7 +308,7 @@ class Session:
     def _leaf_to_differentiate(self, ev: Evaluator, wrt: str) -> Variable:
         """The Variable ``wrt`` names in ``ev``; a clear error when it is a function,
         a constant or has no value."""
-        if wrt in REGISTRY or wrt in SPECIAL_FORMS or wrt in self.functions:
+        if _builtin(wrt) or wrt in self.functions:
             raise UsageError(f"cannot differentiate by the function '{wrt}'")
         x = ev.leaf(wrt)
         if x is None:
@@ -511,7 +511,7 @@ class Session:
         """Evaluate ``text`` and bind it to ``name`` for every later statement."""
         if not name.isidentifier():
             raise UsageError(f"--at: '{name}' is not a variable name")
-        if name in REGISTRY or name in SPECIAL_FORMS:  # as 'sin = 3' is refused
+        if _builtin(name):  # as 'sin = 3' is refused
             raise UsageError(f"'{name}' is a built-in function; choose another name")
         statements = parse(text)
         if len(statements) != 1 or isinstance(statements[0].node, (ast.Assign, ast.Define)):
@@ -599,6 +599,10 @@ def _taylor_module() -> Any:
     from .core import taylor  # noqa: PLC0415
 
     return taylor
+
+
+def _builtin(name: str) -> bool:
+    return name in REGISTRY or name in SPECIAL_FORMS
 
 
 def _taylor(y: Variable, x: Variable, order: int) -> list[Any] | None:
