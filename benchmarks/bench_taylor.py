@@ -459,6 +459,37 @@ def interleaved(fns: list[Callable[[], Any]], rounds: int) -> list[float]:
     return best
 
 
+def sympy_blocks(text: str, xs: Any, threads: int) -> Callable[[], Any] | None:
+    """A function computing derivatives 0..3 of ``text`` at every element of ``xs``
+    the symbolic way (SymPy, lambdified to NumPy with shared subexpressions), on
+    gradcli's blocks in ``threads`` threads; None without SymPy."""
+    try:
+        import sympy
+    except ImportError:
+        return None
+    x = sympy.Symbol("x", real=True)
+    exprs = [sympy.sympify(text, locals={"x": x})]
+    for _ in range(3):
+        exprs.append(sympy.diff(exprs[-1], x))
+    fn = sympy.lambdify(x, [sympy.simplify(e) for e in exprs], "numpy", cse=True)
+    size = xs.size
+    starts = range(0, size, T.CHUNK)
+
+    def run() -> Any:
+        out = np.empty((4, size))
+
+        def work(mine: range) -> None:
+            for lo in mine:
+                hi = min(lo + T.CHUNK, size)
+                for k, row in enumerate(fn(xs[lo:hi])):
+                    out[k, lo:hi] = row
+
+        T._run_threads(work, [starts[i::threads] for i in range(threads)])
+        return out
+
+    return run
+
+
 def arrays(args: argparse.Namespace, report: dict[str, Any]) -> list[str]:
     size = args.points
     xs = np.linspace(-2.0, 2.0, size)
@@ -479,9 +510,14 @@ def arrays(args: argparse.Namespace, report: dict[str, Any]) -> list[str]:
           "all alike and each reuses the memory it freed, as NumPy does; the whole-array "
           "way runs in rounds of its own with NumPy (its large temporaries make the "
           "allocator give memory back, so what runs next pays page faults).\n")
+    print("`sympy` is the symbolic way a user might take instead: SymPy's derivatives "
+          "0..3 (simplified), lambdified to NumPy with common subexpressions shared, run "
+          "on the same blocks in as many threads. `store` is what writing the four result "
+          "rows alone costs (a fresh (4, N) array filled): the result is four times the "
+          "size of NumPy's, so this much of the 3x is spent before any arithmetic.\n")
     print("| formula | numpy | blocks | blocks / numpy | 1 thread / numpy "
-          "| graph + taylor / numpy |")
-    print("|---|---:|---:|---:|---:|---:|")
+          "| graph + taylor / numpy | sympy / numpy | store / numpy |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|")
 
     def blocks(code: Any) -> Any:
         x = Variable(T.sample(xs))
@@ -498,6 +534,11 @@ def arrays(args: argparse.Namespace, report: dict[str, Any]) -> list[str]:
         x = Variable(xs)
         return taylor_derivatives(eval(code, GRADCLI_NS, {"x": x}), x, 3)
 
+    def store() -> Any:
+        out = np.empty((4, size))
+        out.fill(1.0)
+        return out
+
     rows = []
     problems = []
     with np.errstate(all="ignore"):
@@ -507,11 +548,19 @@ def arrays(args: argparse.Namespace, report: dict[str, Any]) -> list[str]:
             if got is None or not all(np.array_equal(a, b, equal_nan=True)
                                       for a, b in zip(got, want)):
                 problems.append(f"arrays: `{text}` block by block differs from whole arrays")
-            t_np, t_blocks, t_one = interleaved([
+            symbolic = sympy_blocks(text, xs, threads)
+            if symbolic is not None and not np.allclose(symbolic(), np.stack(got),
+                                                        rtol=1e-9, atol=1e-12):
+                problems.append(f"arrays: `{text}` SymPy's derivatives differ from blocks")
+            t_np, t_blocks, t_one, t_store, t_sympy = interleaved([
                 lambda c=code: eval(c, np_ns, {"x": xs}),
                 lambda c=code: blocks(c),
                 lambda c=code: one_thread(c),
+                store,
+                symbolic or store,
             ], rounds)
+            if symbolic is None:
+                t_sympy = math.nan
             # apart: the whole-array way's large temporaries make the allocator hand
             # memory back to the system, and whatever runs next pays page faults
             t_np2, t_whole = interleaved([
@@ -524,9 +573,10 @@ def arrays(args: argparse.Namespace, report: dict[str, Any]) -> list[str]:
                                               args.repeat_budget, 15)[0])
             rows.append({"formula": text, "numpy_s": t_np, "blocks_s": t_blocks,
                          "blocks_1_thread_s": t_one, "graph_taylor_s": t_whole,
-                         "threads": threads})
+                         "sympy_s": t_sympy, "store_s": t_store, "threads": threads})
             print(f"| `{text}` | {fmt_time(t_np)} | {fmt_time(t_blocks)} "
-                  f"| {t_blocks / t_np:.2f} | {t_one / t_np:.2f} | {t_whole / t_np:.2f} |")
+                  f"| {t_blocks / t_np:.2f} | {t_one / t_np:.2f} | {t_whole / t_np:.2f} "
+                  f"| {t_sympy / t_np:.2f} | {t_store / t_np:.2f} |")
     report["arrays"] = rows
     print()
     for p in problems:

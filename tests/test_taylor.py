@@ -279,6 +279,44 @@ def test_riccati_rules_writing_derivatives_in_place_agree_to_order_12(monkeypatc
             REGISTRY[name].call(xi * 0.9 + 0.1), xi, 12), 1e-13)
 
 
+TAILS = {
+    "tanh": (F.tanh, mpmath.tanh),
+    "sigmoid": (F.sigmoid, lambda u: 1 / (1 + mpmath.exp(-u))),
+}
+
+
+def mp_derivatives(fn, inner, a, order):
+    with mpmath.workdps(50):
+        return [float(v) for v in mpmath.diffs(lambda t: fn(inner(t)), mpmath.mpf(a), order)]
+
+
+@pytest.mark.parametrize("name", TAILS)
+@pytest.mark.parametrize("a", [-40.0, -20.0, 9.0, 20.0, 40.0])
+@pytest.mark.parametrize("linear", [True, False])
+def test_tanh_and_sigmoid_keep_their_digits_in_the_tails(name, a, linear):
+    # 1 - y**2 and y (1 - y) cancel where y is near 1: tanh'(20) came out 0, not
+    # 1.7e-17, and sigmoid(-40) 0, not 4.2e-18; x*1.5 - x/2 is x, but not a seed
+    fn, mp_fn = TAILS[name]
+    build = (lambda x: fn(x)) if linear else (lambda x: fn(x * 1.5 - x * x * 0.0 - x / 2))
+    got = taylor(build, a, 5)
+    want = mp_derivatives(mp_fn, lambda t: t, a, 5)
+    for k, (g, w) in enumerate(zip(got, want)):
+        assert float(g) == pytest.approx(w, rel=1e-12, abs=1e-300), f"{name} at {a}, order {k}"
+
+
+@pytest.mark.parametrize("name", TAILS)
+def test_tails_over_an_array_block_by_block_mend_those_elements_only(monkeypatch, name):
+    small_blocks(monkeypatch)
+    fn, mp_fn = TAILS[name]
+    xs = np.linspace(-30.0, 30.0, 2501)
+    got = taylor(fn, xs, 3)
+    for i in (0, 300, 1000, 1240, 1400, 2500):  # -30, -22.8, -6, -0.24, 3.6, 30
+        want = mp_derivatives(mp_fn, lambda t: t, xs[i], 3)
+        for k in range(4):
+            assert float(got[k][i]) == pytest.approx(want[k], rel=1e-12, abs=1e-300), \
+                f"{name} at {xs[i]}, order {k}"
+
+
 def test_scalar_x_and_array_y_sum_as_backprop_does():
     c = np.array([1.0, 2.0, 3.0])
 

@@ -894,23 +894,24 @@ def cosh_rule(u0: Any, U: Any, y0: Any, n: int) -> Any:
     return _sincos(u0, U, y0, n, sinh0, [1.0, 1.0, 1.0, 1.0], 1.0, 1.0)
 
 
-def _riccati(u0: Any, U: Any, y0: Any, n: int, g: Callable[[Any, Any], Any],
+def _riccati(u0: Any, U: Any, y0: Any, n: int, g: Callable[[Any, Any, Any], Any],
              beta: float, gamma: float) -> Any:
     """y' = g(y) u' with g(y) = alpha + beta y + gamma y**2 (tan, tanh, sigmoid).
 
-    ``g(y0, out)`` writes g at order 0 into ``out`` (None: a new array), in the
-    operations backprop uses, so that order 1 is backprop's to the last bit.
+    ``g(u0, y0, out)`` writes g at order 0 into ``out`` (None: a new array), in
+    the operations backprop uses, so that order 1 is backprop's to the last
+    bit, except in tails where those lose their digits (see _tail).
     The recurrence is (k+1) y_{k+1} = sum_j j u_j g_{k+1-j}, with g's
     coefficients g_k = beta y_k + gamma sum_{i=0..k} y_i y_{k-i}.
     """
     d = U.shape[0]
     w = _Work(y0, n)
     if d == 1 and U.size == 1 and not w.vec:
-        return _riccati_linear_rows(w, y0, float(U.reshape(())), g, beta, gamma)
+        return _riccati_linear_rows(w, u0, y0, float(U.reshape(())), g, beta, gamma)
     Y = w.out(w.s(y0))
     sp = w.sp
     vec = w.vec
-    g0 = w.s(g(y0, None if vec else _empty(w.shape, w.dtype, w.xp)))
+    g0 = w.s(g(u0, y0, None if vec else _empty(w.shape, w.dtype, w.xp)))
     if d == 1 and U.size == 1:
         # a linear input with one slope: y_{k+1} = u1 g_k / (k+1), g never stored
         u1 = float(U.reshape(()))
@@ -945,8 +946,8 @@ def _riccati(u0: Any, U: Any, y0: Any, n: int, g: Callable[[Any, Any], Any],
     return w.result(Y)
 
 
-def _riccati_linear_rows(w: _Work, y0: Any, u1: float, g: Callable[[Any, Any], Any],
-                         beta: float, gamma: float) -> Any:
+def _riccati_linear_rows(w: _Work, u0: Any, y0: Any, u1: float,
+                         g: Callable[[Any, Any, Any], Any], beta: float, gamma: float) -> Any:
     """_riccati for an array and a linear input u0 + u1 t, in place in its rows.
 
     With v = u1 (beta + 2 gamma y0), (k+1) y_{k+1} = v y_k + u1 gamma
@@ -957,7 +958,7 @@ def _riccati_linear_rows(w: _Work, y0: Any, u1: float, g: Callable[[Any, Any], A
     xp = w.xp
     n = w.n
     Y = w.out(y0)
-    g(y0, Y[1])
+    g(u0, y0, Y[1])
     if u1 != 1.0:
         Y[1] *= u1
     if n == 1:
@@ -1008,7 +1009,30 @@ def _add_scaled(row: Any, t: Any, c: float) -> None:
         row += t
 
 
-def _g_tan(y: Any, out: Any) -> Any:
+_TAIL = 2.0**-10
+"""Below this, tanh's 1 - y**2 and sigmoid's y (1 - y) have lost more than ten
+bits to cancellation (y is that near to 1): _tail computes them afresh."""
+
+
+def _tail(g: Any, u: Any, a: float, c: float) -> Any:
+    """g, with each element below _TAIL replaced by c e / (1 + e)**2 for
+    e = exp(-a |u|): tanh' (a = 2, c = 4) and sigmoid' (a = c = 1) in a form
+    without cancellation, for the tails where 1 - y**2 gave tanh'(20) as 0
+    (it is 1.7e-17). Only such elements cost an exp; ``g`` is changed in place
+    when it is an array of more than one element."""
+    small = g < _TAIL
+    if not small.any():
+        return g
+    xp = get_array_module(small)
+    if small.ndim == 0 or g.size == 1:
+        e = xp.exp(-a * xp.abs(u))
+        return xp.where(small, c * e / ((1.0 + e) * (1.0 + e)), g)
+    e = xp.exp(-a * xp.abs(xp.broadcast_to(u, g.shape)[small]))
+    g[small] = c * e / ((1.0 + e) * (1.0 + e))
+    return g
+
+
+def _g_tan(u: Any, y: Any, out: Any) -> Any:
     if out is None:
         return 1 + y * y
     xp = get_array_module(y)
@@ -1016,20 +1040,20 @@ def _g_tan(y: Any, out: Any) -> Any:
     return xp.add(1.0, out, out=out)
 
 
-def _g_tanh(y: Any, out: Any) -> Any:
+def _g_tanh(u: Any, y: Any, out: Any) -> Any:
     if out is None:
-        return 1 - y * y
+        return _tail(1 - y * y, u, 2.0, 4.0)
     xp = get_array_module(y)
     xp.multiply(y, y, out=out)
-    return xp.subtract(1.0, out, out=out)
+    return _tail(xp.subtract(1.0, out, out=out), u, 2.0, 4.0)
 
 
-def _g_sigmoid(y: Any, out: Any) -> Any:
+def _g_sigmoid(u: Any, y: Any, out: Any) -> Any:
     if out is None:
-        return y * (1 - y)
+        return _tail(y * (1 - y), u, 1.0, 1.0)
     xp = get_array_module(y)
     xp.subtract(1.0, y, out=out)
-    return xp.multiply(y, out, out=out)
+    return _tail(xp.multiply(y, out, out=out), u, 1.0, 1.0)
 
 
 def tan_rule(u0: Any, U: Any, y0: Any, n: int) -> Any:
