@@ -304,6 +304,26 @@ def test_tanh_and_sigmoid_keep_their_digits_in_the_tails(name, a, linear):
         assert float(g) == pytest.approx(w, rel=1e-12, abs=1e-300), f"{name} at {a}, order {k}"
 
 
+EDGES = {
+    "asin": (mpmath.asin, [1 - 2**-40, -1 + 2**-30]),
+    "acos": (mpmath.acos, [1 - 2**-40, -1 + 2**-30]),
+    "atanh": (mpmath.atanh, [1 - 2**-40, -1 + 2**-30]),
+    "acosh": (mpmath.acosh, [1 + 2**-40, 1 + 2**-20]),
+}
+
+
+@pytest.mark.parametrize("name", EDGES)
+@pytest.mark.parametrize("method", [taylor, backprop])
+def test_inverse_functions_keep_their_digits_near_the_domain_edge(name, method):
+    # 1 - x*x cancels there: asin'(1 - 2**-40) lost five digits
+    mp_fn, points = EDGES[name]
+    for a in points:
+        got = method(REGISTRY[name].call, a, 3)
+        want = mp_derivatives(mp_fn, lambda t: t, a, 3)
+        for k, (g, w) in enumerate(zip(got, want)):
+            assert float(g) == pytest.approx(w, rel=1e-12), f"{name} at {a}, order {k}"
+
+
 @pytest.mark.parametrize("name", TAILS)
 def test_tails_over_an_array_block_by_block_mend_those_elements_only(monkeypatch, name):
     small_blocks(monkeypatch)

@@ -1079,7 +1079,10 @@ def _integral(u0: Any, U: Any, y0: Any, n: int, alpha: float, gamma: float,
     xp = get_array_module(U)
     dtype = _dtype(y0)
     d = U.shape[0]
-    w0 = alpha + gamma * (u0 * u0)
+    if alpha == gamma:
+        w0 = alpha + gamma * (u0 * u0)
+    else:  # 1 - u**2 or u**2 - 1 as a product: the subtraction cancels near |u| = 1
+        w0 = gamma * ((u0 - 1.0) * (u0 + 1.0))
     g0 = sign * (1.0 / w0 if power == -1.0 else w0**power)
     if n > 1:
         sq = _mul_hi(u0, U, u0, U, n - 1, u0.shape)
