@@ -231,6 +231,28 @@ def test_check_leaves_out_points_where_the_value_is_not_finite() -> None:
     assert _checked("x = [0, 1, 2]\n1/x") == [True, True]  # the pole is left out
 
 
+def test_a_series_whose_derivatives_overflow_is_taylor_modes_coefficients() -> None:
+    # c_k = 10**(k+1) for 1/(1-x) at 0.9: c_117 is 1e118, its derivative 117! 1e118
+    # overflows, and the series said inf (with an overflow warning)
+    res = _last("x = 0.9\n1/(1-x)", series=117)
+    want = [10.0 ** (k + 1) for k in range(118)]
+    np.testing.assert_allclose([float(c) for c in res.series], want, rtol=1e-12)
+    assert res.warnings == [w for w in res.warnings if "overflow" not in w]
+    # with the derivatives asked for too, they overflow as they must
+    res = _last("x = 0.9\n1/(1-x)", series=117, order=117)
+    assert float(res.series[117]) == pytest.approx(1e118, rel=1e-12)
+    assert math.isinf(float(res.derivatives[116]))
+
+
+def test_check_evaluates_again_with_the_ans_the_statement_read() -> None:
+    # ans became this statement's value before --check evaluated it again: the
+    # estimate of d(x*ans)/dx was 6, not 2, and a right derivative failed
+    assert _checked("x = 3\n2\nx*ans") == [True, True]
+    assert _checked("x = [1, 3]\n2\nsum(x*ans)") == [True]
+    res = _last("x = 3\n2\nx*ans\nans", order=1)
+    assert float(res.value) == 6.0  # then ans is the statement's value
+
+
 def test_check_of_the_variable_itself_over_an_array_has_both_orders() -> None:
     # 'x' is elementwise as '2*x + 1' is; its order 2 was left out
     res = _last("x = [1, 2]\nx", check=True)

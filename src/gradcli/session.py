@@ -262,11 +262,17 @@ class Session:
                     if leaf is not None and type(leaf) is not Constant:
                         leaves[name] = leaf
         res.value = _host(y.data)
-        self.values["ans"] = y.data
         if x is not None:
+            cs = None
             if ds is None:
-                ds = self.derivatives(y, x, top)
-            if top > ACCURATE_ORDER and bool(np.any(_host(ds[top]) != 0)):
+                if options.series is not None and over_blocks is None:
+                    cs = self._coefficients(y, x, top)
+                if cs is None:
+                    ds = self.derivatives(y, x, top)
+                else:  # the derivatives printed only: k! c_k of the others may overflow
+                    shown = max(options.order, 2 if options.check else 0)
+                    ds = self.derivatives(y, x, shown) if shown else [y.data]
+            if top > ACCURATE_ORDER and bool(np.any(_host((cs or ds)[top]) != 0)):
                 self._warnings.append(
                     f"derivatives of order above {ACCURATE_ORDER} can lose many digits to "
                     "cancellation in floating point (sin(x)*exp(x) at order 100 is off by 5%); "
@@ -276,12 +282,15 @@ class Session:
                 res.derivatives = [_host(d) for d in ds[1 : options.order + 1]]
             if options.series is not None:
                 self._check_series_shape(y, x, res.wrt)
-                res.series = [_host(ds[k]) / _factorial(k) for k in range(options.series + 1)]
+                res.series = [_host(c) for c in cs[: options.series + 1]] if cs else \
+                    [_host(ds[k]) / _factorial(k) for k in range(options.series + 1)]
             if options.check:
                 res.check = self._check(node, options, x, y, ds)
         if options.grad:
             gs = core_grad(y, list(leaves.values())) if leaves else []
             res.gradient = {n: _host(g.data) for n, g in zip(leaves, gs)}
+        # last: --check evaluates the expression again, and its ans is the one before
+        self.values["ans"] = y.data
 
     def _not_differentiated(self, node: Any, options: EvalOptions) -> frozenset[str]:
         """The bound names derivatives by one variable will not be taken by: read
@@ -295,6 +304,20 @@ class Session:
         except GradcliError:  # several variables: said after evaluating
             return frozenset()
         return frozenset(name for name in self.values if name != wrt)
+
+    def _coefficients(self, y: Variable, x: Variable, n: int) -> list[Any] | None:
+        """Taylor mode's coefficients f^(k)/k! to order n, for a series (None where it
+        does not apply or backprop is asked for): f^(k) overflows long before
+        f^(k)/k! does (1/(1-x) at 0.9 has c_117 = 1e118, its derivative 1e311)."""
+        if self.method == "backprop" or y is x or y.creator is None:
+            return None
+        taylor = _taylor_module()
+        cs = self._unknowns_resolved(taylor.taylor_coefficients(y, x, n), n,
+                                     lambda m: taylor.taylor_coefficients(y, x, m))
+        if cs is None:
+            return None
+        self._last_method = "taylor"
+        return _undefined_where_nan(list(cs))
 
     @staticmethod
     def _check_series_shape(y: Variable, x: Variable, wrt: str | None) -> None:
