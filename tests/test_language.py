@@ -218,6 +218,8 @@ def test_series_coefficients():
     # past order 170 (k! overflows float64) the coefficients still come out
     res = last("x = 2; x**3", series=171)
     assert res.error is None and [float(c) for c in res.series] == [8, 12, 6, 1] + [0] * 168
+    res = last("x = 0; exp(x)", series=172)
+    assert float(res.series[171]) == pytest.approx(1 / math.factorial(171), rel=1e-10)
 
 
 def test_wrt_default_and_ambiguity():

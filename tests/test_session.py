@@ -29,17 +29,23 @@ def test_auto_uses_taylor_and_both_methods_agree() -> None:
         assert math.isclose(float(a), float(b), rel_tol=1e-10)
 
 
-def test_auto_falls_back_to_backprop_past_taylor_order_limit() -> None:
-    res = _last("x = 1; sin(x)", order=171)
-    assert res.error is None and res.method == "backprop"
-    # d^171 sin = sin(x + 171 pi/2) = -cos(x)
-    assert math.isclose(float(res.derivatives[-1]), -math.cos(1.0), rel_tol=1e-12)
-
-
-def test_forced_taylor_past_its_limit_is_a_clear_error() -> None:
-    res = _last("x = 1; sin(x)", method="taylor", order=171)
-    assert isinstance(res.error, LimitError)
-    assert "170" in res.error.message
+@pytest.mark.parametrize("method", ["auto", "taylor"])
+def test_taylor_mode_goes_past_order_170_where_k_factorial_overflows(method) -> None:
+    # it stopped at 170 and auto fell back to backprop, which ran out of nodes
+    res = _last("x = 1; sin(x)", method=method, order=1000)
+    assert res.error is None and res.method == "taylor"
+    # d^k sin = sin(x + k pi/2)
+    for k in (170, 171, 999, 1000):
+        want = math.sin(1.0 + k * math.pi / 2)
+        assert float(res.derivatives[k - 1]) == pytest.approx(want, rel=1e-12), k
+    # cos(x/3) at order 300 is 3^-300 cos(...) ~ 1e-144 (its series underflows)
+    res = _last("x = 1; cos(x/3)", method=method, order=300)
+    want = 3.0**-300 * math.cos(1 / 3 + 300 * math.pi / 2)
+    assert float(res.derivatives[-1]) == pytest.approx(want, rel=1e-12)
+    # a finite radius of convergence: the derivatives overflow, signed, not nan
+    res = _last("x = 0.7; 1/(1+x^2)", method=method, order=300)
+    assert float(res.derivatives[170]) == pytest.approx(-1.552913e294, rel=1e-6)
+    assert float(res.derivatives[-1]) == -math.inf
 
 
 def test_backprop_stops_on_its_node_budget_with_a_pointer_to_taylor() -> None:

@@ -107,7 +107,7 @@ def higher_derivatives(
         if max_nodes is not None and k > 0:
             spent = spend_nodes(spent, current, max_nodes, order, k,
                                 "Taylor mode gives every order in one pass "
-                                "(--method taylor, up to order 170)")
+                                "(--method taylor)")
         if not warned and k > 0:
             size = graph_size(current, GRAPH_WARN_NODES)
             growth = size / previous if previous else 3.0

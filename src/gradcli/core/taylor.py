@@ -72,11 +72,53 @@ from .ops import (
 )
 from .stack import Stack
 
-MAX_ORDER = 170
-"""The highest derivative order: k! overflows float64 beyond 170! (~7.3e306)."""
+MAX_ORDER = 1000
+"""The highest derivative order (that of the command line and the language)."""
 
-_FACT_PY = [float(math.factorial(k)) for k in range(MAX_ORDER + 1)]
+FACTORIAL_ORDER = 170
+"""The highest k whose k! float64 holds (170! ~ 7.3e306). Derivatives of higher
+orders are taken from the series in t/s (see _scaled)."""
+
+_FACT_PY = [float(math.factorial(k)) for k in range(FACTORIAL_ORDER + 1)]
 _FACT = np.array(_FACT_PY)
+
+
+def _scaled(run: Callable[[float], Any], n: int, derivatives: bool) -> Any:
+    """run(s): derivatives to order n from the series of y(x0 + s t), whose
+    coefficients are c_k s^k, each times k! / s^k (see _derivative_factors).
+
+    To order FACTORIAL_ORDER s is 1. Past it k! overflows, and s keeps k! / s^k
+    and c_k s^k within float64 where the derivative itself is: first s = n/e,
+    which keeps both within about 1e150 of 1 for an entire function (the 1000th
+    derivative of sin: c_k ~ 1/k! underflows past order 180); where that leaves
+    a derivative infinite or nan (c_k s^k of a function with a finite radius of
+    convergence overflowed midway), the smallest s that keeps k! / s^k finite,
+    for those elements. The first pass's floating-point errors are not
+    reported: the second's are, or there were none that mattered.
+    """
+    if not derivatives or n <= FACTORIAL_ORDER:
+        return run(1.0)
+    with np.errstate(all="ignore"):
+        wide = run(n / math.e)
+    if wide is None:
+        return None
+    xp = get_array_module(wide)
+    finite = xp.isfinite(wide)
+    if bool(finite.all()):
+        return wide
+    narrow = run(math.exp((math.lgamma(n + 1) - 700.0) / n))
+    return xp.where(finite, wide, narrow)
+
+
+def _derivative_factors(n: int, s: float) -> list[float]:
+    """k! / s^k for k = 1..n."""
+    if s == 1.0:
+        return _FACT_PY[1 : n + 1]
+    out, f = [], 1.0
+    for k in range(1, n + 1):
+        f *= k / s
+        out.append(f)
+    return out
 
 Rule = Callable[..., Any]
 _NO_CONTEXT = contextlib.nullcontext()
@@ -1579,25 +1621,32 @@ def _coefficients(y: Variable, x: Variable, order: int, derivatives: bool = Fals
     """Coefficients 1..order of y(x0 + t) as one array (order, *shape), with the
     backprop semantics (see taylor_derivatives), or with ``derivatives`` the
     derivatives k! c_k; None when Taylor mode does not apply."""
-    fpe_op = "derivative"  # noqa: F841 - read by fpe.py: k! * c_k may overflow
     if order < 0:
         raise ValueError(f"order must be >= 0, got {order}")
     _UNKNOWN[0] = False  # see unknown_at_zero
     x0 = x.data
     if x0.dtype.kind not in "fiub":
         return None
-    xp = get_array_module(x0)
-    dtype = _dtype(x0)
-    n = order
     plan = _plan(y, x)
     if plan is None:
         return None
-    seed = xp.ones((1,) + (1,) * x0.ndim, dtype=dtype)
+    return _scaled(lambda s: _coefficients_at(plan, y, order, derivatives, s), order,
+                   derivatives)
+
+
+def _coefficients_at(plan: _Plan, y: Variable, n: int, derivatives: bool, s: float) -> Any:
+    """_coefficients for the series of y(x0 + s t) (see _scaled)."""
+    fpe_op = "derivative"  # noqa: F841 - read by fpe.py: k! * c_k may overflow
+    x0 = plan.variables[0].data
+    xp = get_array_module(x0)
+    dtype = _dtype(x0)
+    seed = xp.full((1,) + (1,) * x0.ndim, s, dtype=dtype)
     y0 = y.data
     rdtype = np.result_type(_dtype(y0), dtype)
     if n and plan.steps and _blockwise(plan):
-        return _coefficients_blockwise(plan, n, derivatives, rdtype)[1]
-    scale = _FACT[1 : n + 1] if derivatives else None
+        return _coefficients_blockwise(plan, n, derivatives, rdtype, s)[1]
+    factors = _derivative_factors(n, s) if derivatives else None
+    scale = np.array(factors) if derivatives else None
     hi = _replay(plan, plan.data(), seed, n)
     shape = y0.shape
     if hi is None or hi.shape[0] == 0:
@@ -1606,8 +1655,8 @@ def _coefficients(y: Variable, x: Variable, order: int, derivatives: bool = Fals
         # one number per order: finish in Python floats (NumPy only if one overflows)
         vals = hi.reshape(-1)[:n].tolist()
         vals += [0.0] * (n - len(vals))
-        if scale is not None:
-            vals = [v * f for v, f in zip(vals, _FACT_PY[1 : n + 1])]
+        if factors is not None:
+            vals = [v * f for v, f in zip(vals, factors)]
         try:
             return _py_array(vals, x0.shape, xp, rdtype)
         except _Redo:
@@ -1634,7 +1683,7 @@ def _coefficients(y: Variable, x: Variable, order: int, derivatives: bool = Fals
     return (coef.astype(col.dtype) * col).astype(coef.dtype)
 
 
-def _coefficients_blockwise(plan: _Plan, n: int, derivatives: bool, dtype: Any,
+def _coefficients_blockwise(plan: _Plan, n: int, derivatives: bool, dtype: Any, s: float,
                             values: Any = None) -> tuple[Any, Any]:
     """(value, coefficients): the replay run block by block on x's recorded values,
     value None; or, given ``values``, on them, each block's forward pass computed
@@ -1651,11 +1700,11 @@ def _coefficients_blockwise(plan: _Plan, n: int, derivatives: bool, dtype: Any,
         whole = [0]
         forward = [(label, type(f).ufunc, f.forward, ins, at, plan.variables[at].data.dtype)
                    for label, f, _, _, _, ins, at in plan.steps]
-    seed = np.ones((1, 1), dtype=_dtype(x0))
+    seed = np.full((1, 1), s, dtype=_dtype(x0))
     coef = np.empty((n, size), dtype=dtype)
     value = None if values is None else np.empty(size, dtype=plan.variables[plan.y_at].data.dtype)
     y_at = plan.y_at
-    col = _FACT[1 : n + 1].reshape(n, 1) if derivatives else None
+    col = np.array(_derivative_factors(n, s)).reshape(n, 1) if derivatives else None
     starts = range(0, size, CHUNK)
 
     def run(mine: range) -> None:
@@ -1663,7 +1712,7 @@ def _coefficients_blockwise(plan: _Plan, n: int, derivatives: bool, dtype: Any,
         arena = _Arena()
         outer = getattr(_local, "arena", None)
         _local.arena = arena
-        _local.factorials = derivatives
+        _local.factorials = derivatives and s == 1.0  # k! c_k, for a seed of slope 1
         try:
             for lo in mine:
                 hi_ = min(lo + CHUNK, size)
@@ -1688,7 +1737,10 @@ def _coefficients_blockwise(plan: _Plan, n: int, derivatives: bool, dtype: Any,
                 d = 0 if h is None else min(h.shape[0], n)
                 if h is block:  # y's rule wrote its rows in place: scale them there
                     if col is not None and not _local.scaled:
-                        block[1:] *= col[1:]  # row 0 is c_1 itself (1! = 1)
+                        if s == 1.0:
+                            block[1:] *= col[1:]  # row 0 is c_1 itself (1! = 1)
+                        else:
+                            block *= col
                 elif d:
                     if col is None:
                         block[:d] = h[:d]
@@ -1757,8 +1809,7 @@ def taylor_coefficients(y: Variable, x: Variable, order: int) -> list[Any] | Non
 def _check_order(order: int) -> None:
     if order > MAX_ORDER:
         raise LimitError(
-            f"Taylor mode computes derivatives up to order {MAX_ORDER} "
-            f"(k! overflows float64 beyond); asked for {order}"
+            f"Taylor mode computes derivatives up to order {MAX_ORDER}; asked for {order}"
         )
 
 
@@ -1777,8 +1828,9 @@ def taylor_derivatives(y: Variable, x: Variable, order: int) -> list[Any] | None
     * an array x with a non-elementwise operation on the path (sum, @, reshape,
       indexing, max ...), or any Function without a Taylor rule: None.
 
-    Raises LimitError for an order above MAX_ORDER (170), where k! overflows
-    float64.
+    Past order 170, where k! overflows float64, the series is taken in t/s
+    (_scaled), so that a derivative that float64 holds comes out (the
+    1000th of sin). Raises LimitError for an order above MAX_ORDER (1000).
     """
     _check_order(order)
     coef = _coefficients(y, x, order, derivatives=True)
@@ -1819,5 +1871,12 @@ def taylor_derivatives_at(y: Variable, x: Variable, values: Any,
         return None
     _UNKNOWN[0] = False  # see unknown_at_zero
     rdtype = np.result_type(_dtype(y.data), _dtype(values))
-    value, coef = _coefficients_blockwise(plan, order, True, rdtype, values)
+    value = None
+
+    def run(s: float) -> Any:
+        nonlocal value
+        value, coef = _coefficients_blockwise(plan, order, True, rdtype, s, values)
+        return coef
+
+    coef = _scaled(run, order, True)
     return [value, *coef]
