@@ -197,6 +197,14 @@ def test_grad_is_a_mapping_of_partial_derivatives():
     assert set(only_x.value) == {"x"}
 
 
+def test_ans_after_grad_is_what_it_printed():
+    # it was the value of the expression, which grad(...) does not print
+    assert float(value("x = 5; grad(x^2); ans")) == 10
+    assert value("x = 2; y = 3; grad(x*y, y, x); ans").tolist() == [2, 3]
+    # partials of different shapes make no one value: ans stays as it was
+    assert float(value("x = [1, 2]; y = 3; 7; grad(sum(x)*y); ans")) == 7
+
+
 def test_definitions_and_primes():
     results = run("f(x) = x**4 - 2*x**2; f(2); f'(2); f''(2); f'''(2)")
     assert results[0].kind == "define" and results[0].name == "f(x)"

@@ -448,9 +448,14 @@ class Session:
             raise MathError("grad: the expression has no variable to differentiate by").at(
                 node.line, node.column
             )
-        self.values["ans"] = y.data
-        gs = core_grad(y, list(leaves.values())) if leaves else []
-        return {n: _host(g.data) for n, g in zip(leaves, gs)}
+        gs = [g.data for g in core_grad(y, list(leaves.values()))] if leaves else []
+        # ans is what was printed: the partial derivative, or the gradient vector
+        # of several of one shape (of different shapes there is no one value)
+        if len(gs) == 1:
+            self.values["ans"] = gs[0]
+        elif len({g.shape for g in gs}) == 1:
+            self.values["ans"] = self.xp.stack(gs)
+        return {n: _host(g) for n, g in zip(leaves, gs)}
 
     # --- --check ---------------------------------------------------------------------
 
