@@ -594,3 +594,12 @@ def test_linspace_differentiable_in_ends() -> None:
     F.sum(y).backward()
     assert float(a.grad.data) == pytest.approx(2.5)
     assert float(b.grad.data) == pytest.approx(2.5)
+
+
+def test_zeros_and_ones_take_a_shape_as_numpy_does() -> None:
+    # F.zeros((2, 3)) raised AttributeError: 'tuple' object has no attribute 'tolist'
+    for shape in ((2, 3), [2, 3]):
+        assert F.zeros(shape).shape == (2, 3)
+        np.testing.assert_array_equal(F.ones(shape).data, np.ones((2, 3)))
+    assert F.zeros(2, 3).shape == (2, 3)
+    assert F.ones(()).shape == ()

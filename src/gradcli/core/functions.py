@@ -211,10 +211,13 @@ def _number(v: Any, fname: str, what: str) -> float:
 
 
 def _shape(args: tuple[Any, ...], fname: str) -> tuple[int, ...]:
-    """A shape from ``(2, 3)`` written as separate arguments or one array ``[2, 3]``."""
+    """A shape from ``(2, 3)`` written as separate arguments, one array ``[2, 3]``
+    or, as NumPy takes it, one tuple or list."""
     if len(args) == 1:
         data = getattr(args[0], "data", args[0])
-        if np.ndim(data) == 1:
+        if isinstance(data, (tuple, list)):
+            args = tuple(data)
+        elif np.ndim(data) == 1:
             args = tuple(data.tolist())
     shape = tuple(_int(a, fname, "a dimension") for a in args)
     if any(n < 0 for n in shape):
