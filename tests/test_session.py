@@ -223,6 +223,17 @@ def test_gradient_warnings_name_the_function_written_not_its_derivatives_parts(t
     assert sorted(with_grad.warnings) == sorted(_last(program, order=2).warnings)
 
 
+def test_no_warning_of_a_nan_that_no_result_holds() -> None:
+    # backprop's third derivative of sqrt at 0 meets inf - inf midway and is inf:
+    # it warned "'+': argument outside the domain; the result is nan"
+    res = _last("x = 0; sqrt(x)", method="backprop", order=3)
+    assert [float(d) for d in res.derivatives] == [math.inf, -math.inf, math.inf]
+    assert res.warnings and not any(w.endswith("is nan") for w in res.warnings)
+    # a nan that is a result still warns, and so does an infinity
+    assert any(w.endswith("is nan") for w in _last("x = -1; log(x)", order=1).warnings)
+    assert any("infinite" in w for w in _last("x = 0; 1/x").warnings)
+
+
 def test_check_leaves_out_points_where_the_value_is_not_finite() -> None:
     # log at -2..0: nan and -inf, its derivatives too; the rest is checked
     res = _last("x = linspace(-2, 2, 11)\nlog(x)", check=True)

@@ -197,7 +197,7 @@ class Session:
                 res.kind, res.error = "error", MathError(
                     f"internal error ({type(exc).__name__}: {exc}); please report it"
                 ).at(st.line, st.column)
-        res.warnings = _unique(self._warnings + fp_messages)
+        res.warnings = _unique(self._warnings + _shown(fp_messages, res))
         res.method = self._last_method
         return res
 
@@ -649,6 +649,29 @@ def _undefined_where_nan(ds: list[Any]) -> list[Any]:
         return ds
     return [y] + [xp.where(bad, xp.nan, d) if d.shape == y.shape else xp.full_like(d, xp.nan)
                   for d in ds[1:]]
+
+
+def _shown(messages: list[str], res: Result) -> list[str]:
+    """The floating-point warnings about a kind of number the statement's results
+    hold: a nan or an infinity met midway and gone by the end (backprop's
+    inf - inf in a third derivative of sqrt at 0, which is inf) is no result's.
+    A failed statement keeps them all."""
+    if res.error is not None or not messages:
+        return messages
+    arrays = [res.value, res.derivatives, res.series, res.gradient]
+    flat = []
+    for a in arrays:
+        if isinstance(a, dict):
+            flat.extend(a.values())
+        elif isinstance(a, list):
+            flat.extend(a)
+        elif a is not None:
+            flat.append(a)
+    values = [np.asarray(a) for a in flat]
+    has_nan = any(bool(np.isnan(a).any()) for a in values if a.dtype.kind in "fc")
+    has_inf = any(bool(np.isinf(a).any()) for a in values if a.dtype.kind in "fc")
+    return [m for m in messages
+            if (has_nan or not m.endswith("is nan")) and (has_inf or not m.endswith("infinite"))]
 
 
 def _factorial(k: int) -> float:
