@@ -471,3 +471,12 @@ def test_a_derivative_can_be_differentiated_again_from_the_top():
 def test_check_of_an_expression_with_diff():
     res = last("x = 2; diff(x^3, x)", check=True)
     assert abs(float(res.check[0].numerical) - 12) < 1e-4
+
+
+def test_a_bad_order_of_diff_points_at_the_order():
+    # "not a whole number" pointed at the start of the statement (column 1); a
+    # negative order already pointed at its argument
+    for text, col in (("diff(x^2, x, 1.5, 5)", 14), ("diff(x^2, x, -1, 5)", 14),
+                      ("2 + diff(x^2, x, [1, 2], 1)", 18)):
+        err = error(text)
+        assert (err.line, err.column) == (1, col), text

@@ -341,7 +341,12 @@ class Evaluator:
             self.layers.pop()
 
     def _order(self, node: Any, what: str) -> int:
-        n = _to_int(self.eval(node), what)
+        try:
+            n = _to_int(self.eval(node), what)
+        except GradcliError as err:
+            if err.column is None:  # "not a whole number": the argument's own place
+                err.at(*_position(node))
+            raise
         if n < 0:
             raise MathError(f"{what} must not be negative, got {n}").at(*_position(node))
         if n > MAX_ORDER:
