@@ -203,6 +203,9 @@ def test_a_bad_at_value_is_a_positioned_error():
     assert proc.returncode == 2
     assert "--at x=1 +* 2" in proc.stderr and "^" in proc.stderr
     assert missing.returncode == 2 and "NAME=VALUE" in missing.stderr
+    # the column counts in "x=1 +* 2", the input the error shows (and JSON gives)
+    assert "(line 1, column 6)" in proc.stderr
+    assert "  x=1 +* 2\n       ^" in proc.stderr
 
 
 def test_at_cannot_bind_a_built_in_function():

@@ -682,7 +682,9 @@ def bind_all_at(session: Any, bindings: list[tuple[str, str]], output: Output) -
             session.bind_at(name, value)
         except GradcliError as err:
             err.message = f"--at {name}={value}: {err.message}"
-            output.error(err, value, f"{name}={value}")
+            if err.column is not None and (err.line or 1) == 1:
+                err.column += len(name) + 1  # counted in "name=value", the input shown
+            output.error(err, f"{name}={value}", f"{name}={value}")
             ok = False
         for message in session.pending_warnings():
             output.warning(f"--at {name}: {message}")
