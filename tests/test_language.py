@@ -480,3 +480,10 @@ def test_a_bad_order_of_diff_points_at_the_order():
                       ("2 + diff(x^2, x, [1, 2], 1)", 18)):
         err = error(text)
         assert (err.line, err.column) == (1, col), text
+
+
+def test_ragged_array_literal_names_the_shapes_in_the_order_written():
+    # it said "(1,) and (2,)" for [[1,2],[3]], sorted as text
+    err = error("[[1, 2], [3]]")
+    assert "(2,) (item 1) and (1,) (item 2)" in err.message
+    assert "() (item 1) and (2,) (item 3)" in error("[1, 2, [3, 4]]").message

@@ -14,10 +14,11 @@ class Stack(Function):
     """Stack equally shaped inputs along a new first axis; differentiable in each."""
 
     def forward(self, *xs: Any) -> Any:
-        shapes = {x.shape for x in xs}
-        if len(shapes) > 1:
-            a, b = sorted(shapes, key=str)[:2]
-            raise ShapeError(f"array items have different shapes: {a} and {b}")
+        first = xs[0].shape
+        for i, x in enumerate(xs):
+            if x.shape != first:  # in the order written: item 1's, then the first other's
+                raise ShapeError(f"array items have different shapes: {first} "
+                                 f"(item 1) and {x.shape} (item {i + 1})")
         if xs[0].ndim >= MAX_DIMS:
             raise LimitError(f"arrays nest at most {MAX_DIMS} deep")
         return get_array_module(xs[0]).stack(xs)
