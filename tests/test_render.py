@@ -10,8 +10,10 @@ import math
 import numpy as np
 import pytest
 
+from gradcli.errors import GradcliError
 from gradcli.render import numbers
 from gradcli.render.csv import CsvRenderer, header
+from gradcli.render.errors import format_error
 from gradcli.render.json import error_json, render_json, strict
 from gradcli.render.numbers import format_number, format_value
 from gradcli.render.plain import RenderOptions, render_plain, series_text
@@ -267,3 +269,10 @@ def test_table_digits_round_values():
     opts = RenderOptions(digits=3)
     text = table_text([one("pi")], opts)
     assert text.strip() == "pi = 3.14"
+
+
+def test_the_caret_stands_under_a_character_after_wide_ones():
+    # 日本 takes four cells on a terminal: the caret stood under '+', not '@'
+    err = GradcliError("unexpected '@'").at(1, 6)
+    text = format_error(err, "日本 + @")
+    assert text.splitlines()[-1] == "  " + " " * 7 + "^"

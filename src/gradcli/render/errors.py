@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import unicodedata
+
 from ..errors import GradcliError
 
 
@@ -20,8 +22,19 @@ def format_error(err: GradcliError, line_text: str | None = None, prefix: str = 
         shown = line_text.expandtabs(1).rstrip("\n")
         column = max(1, min(err.column, len(shown) + 1))
         lines.append("  " + shown)
-        lines.append("  " + " " * (column - 1) + "^")
+        lines.append("  " + " " * _cells(shown[: column - 1]) + "^")
     return "\n".join(lines)
+
+
+def _cells(text: str) -> int:
+    """Terminal cells ``text`` takes: two for a wide character (CJK), none for a
+    combining mark, so the caret stands under the character it points at."""
+    cells = 0
+    for ch in text:
+        if unicodedata.combining(ch):
+            continue
+        cells += 2 if unicodedata.east_asian_width(ch) in "WF" else 1
+    return cells
 
 
 def format_warning(message: str) -> str:
