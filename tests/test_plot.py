@@ -213,3 +213,11 @@ def test_a_dot_too_large_to_render_is_not_advised_as_svg(tmp_path) -> None:
     g = GraphResult(dot="digraph g {\n}\n", nodes=RENDER_LIMIT + 1, order=9, wrt="x")
     lines = write_graph(g, str(tmp_path / "huge.dot"))
     assert "--order" in lines[1] and ".svg" not in lines[1]
+
+
+def test_a_graph_of_one_node_says_node(tmp_path):
+    # "graph: 1 nodes"
+    session = Session()
+    session.bind_at("x", "1")
+    lines = write_graph(session.graph("x"), str(tmp_path / "g.dot"))
+    assert lines[0].startswith("graph: 1 node (")

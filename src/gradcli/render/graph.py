@@ -64,7 +64,7 @@ def write_graph(g: GraphResult, path: str) -> list[str]:
         why = f": {detail[-1]}" if detail else ""
         raise GradcliError(f"Graphviz's dot failed to render '{path}'{why}") from None
     what = f"order-{g.order} derivative by {g.wrt}, " if g.order else ""
-    lines = [f"graph: {g.nodes} nodes ({what}written to {path})"]
+    lines = [f"graph: {g.nodes} node{'' if g.nodes == 1 else 's'} ({what}written to {path})"]
     if g.nodes > LARGE_GRAPH:
         svg = ext != ".svg" and g.nodes <= RENDER_LIMIT  # an .svg there would be refused
         advice = "lower --order, or write .svg to zoom in" if svg else "lower --order"
