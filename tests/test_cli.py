@@ -8,6 +8,7 @@ the Typer app on every command line it accepts).
 
 from __future__ import annotations
 
+import csv
 import io
 import json
 import os
@@ -602,3 +603,34 @@ def test_plain_gradcli_on_a_terminal_starts_the_repl_and_repl_reads_a_pipe(tmp_p
     piped = gradcli("repl", stdin="1 + 1\nx = 3\nx^2\n")
     assert piped.returncode == 0
     assert piped.stdout.split() == ["2", "9"]
+
+
+def test_errors_before_any_statement_get_a_csv_row_per_statement():
+    # a bad --at or a missing GPU printed only the CSV header: no row, no error
+    bad_at, no_gpu = gradcli_all(
+        ("eval", "x", "--at", "x=1 +", "--format", "csv"),
+        ("eval", "x^2", "x^3", "--at", "x=1", "--device", "gpu", "--format", "csv"))
+    rows = list(csv.reader(io.StringIO(bad_at.stdout)))
+    assert bad_at.returncode == 2 and rows[0] == ["input", "value", "error"]
+    assert rows[1][0] == "x=1 +" and "unexpected end of input" in rows[1][2]
+    if no_gpu.returncode == 1:  # no CuPy or no GPU here: one row per statement
+        rows = list(csv.reader(io.StringIO(no_gpu.stdout)))
+        assert [r[0] for r in rows[1:]] == ["x^2", "x^3"] and all(r[2] for r in rows[1:])
+
+
+def test_plot_of_nothing_is_a_usage_error(tmp_path):
+    # an empty expression was an internal error (and the handler of it failed too)
+    for text in ("", "   ", "# a comment"):
+        proc = gradcli("plot", text, "-o", str(tmp_path / "g.dot"))
+        assert proc.returncode == 2 and "plot needs an expression" in proc.stderr, text
+        no_traceback(proc)
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs Linux's /dev/full")
+def test_a_full_disk_is_an_error_of_its_own_not_an_internal_one():
+    for args in (["x", "--at", "x=1"], ["x", "--at", "x=linspace(0, 1, 100000)"]):
+        with open("/dev/full", "w") as full:
+            proc = subprocess.run([GRADCLI, "eval", *args], stdout=full, stderr=subprocess.PIPE,
+                                  text=True, timeout=60)
+        assert proc.returncode == 1
+        assert proc.stderr.strip() == "error: cannot write the output: No space left on device"

@@ -265,7 +265,8 @@ class Output:
 
     def error(self, err: "GradcliError", line_text: str | None, input_text: str,
               *, json_object: bool = True) -> None:
-        """``error: ...`` and a caret on stderr; in JSON also an object on stdout."""
+        """``error: ...`` and a caret on stderr; in JSON also an object on stdout,
+        in CSV a row (an error before any statement ran: a bad --at, no GPU)."""
         from .render.errors import format_error
 
         text = format_error(err, line_text)
@@ -273,11 +274,22 @@ class Output:
             text = _RED + "error:" + _RESET + text[len("error:"):]
         self._to_stderr(text)
         self.status = max(self.status, int(err.exit_status))
-        if json_object and self.fmt == "json":
+        if json_object:
+            self.error_record(err, input_text)
+
+    def error_record(self, err: "GradcliError", input_text: str) -> None:
+        """The error as JSON's object or CSV's row for ``input_text`` (stdout)."""
+        if self.fmt == "json":
             from .render.json import error_json
 
             self.out.write(error_json(input_text, err.kind, err.message, err.line,
                                       err.column) + "\n")
+        elif self.fmt == "csv":
+            from .results import Result
+
+            if self._csv is None:
+                self._start_csv()
+            self.out.write(self._csv.row(Result(input=input_text, kind="error", error=err)))
 
     def warning(self, message: str, line: int | None = None) -> None:
         from .render.errors import format_warning
@@ -382,12 +394,10 @@ def run_statements(
     try:
         session = Session(dtype=dtype, device=device, method=method)
     except GradcliError as err:
-        # One error, and in JSON one object per statement argument.
+        # One error, and in JSON and CSV one object or row per statement argument.
         output.error(err, None, sources[0] if sources else "-")
-        for text in sources[1:] if fmt == "json" else ():
-            from .render.json import error_json
-
-            output.out.write(error_json(text, err.kind, err.message) + "\n")
+        for text in sources[1:]:
+            output.error_record(err, text)
         output.finish()
         return output.status
 
@@ -767,12 +777,13 @@ def _run_typer(args: list[str]) -> int:
 
 def _report_click(exc: Exception) -> int:
     """A Click usage error or abort as Click prints it; anything else re-raised."""
+    import typer
     from typer import _click
 
     if isinstance(exc, _click.exceptions.ClickException):
         exc.show()
         return int(exc.exit_code)
-    if isinstance(exc, _click.exceptions.Abort):
+    if isinstance(exc, typer.Abort):
         sys.stderr.write("Aborted!\n")
         return 1
     raise exc
@@ -804,6 +815,10 @@ def run(argv: list[str] | None = None) -> NoReturn:
     except BrokenPipeError:
         _silence_stdout()
         code = 1
+    except OSError as exc:  # a full disk (> /dev/full), an I/O error: ours to word
+        _silence_stdout()
+        sys.stderr.write(f"error: cannot write the output: {exc.strerror or exc}\n")
+        code = 1
     except Exception as exc:  # noqa: BLE001 - the one place that catches everything
         sys.stderr.write(
             f"error: internal error ({type(exc).__name__}: {exc}); please report it\n"
@@ -814,7 +829,11 @@ def run(argv: list[str] | None = None) -> NoReturn:
     except BrokenPipeError:
         _silence_stdout()
         code = code or 1
-    except (OSError, ValueError):
+    except OSError as exc:  # the last of the output did not fit either
+        _silence_stdout()
+        sys.stderr.write(f"error: cannot write the output: {exc.strerror or exc}\n")
+        code = code or 1
+    except ValueError:  # stdout closed under us
         pass
     sys.exit(code)
 

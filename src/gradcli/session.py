@@ -557,7 +557,10 @@ class Session:
         """The graph of one expression, or with ``order`` N of its N-th derivative."""
         from .core.dot import count_nodes, get_dot_graph  # noqa: PLC0415
 
-        *setup, last = parse(text)
+        statements = parse(text)
+        if not statements:
+            raise UsageError("plot needs an expression to draw, as in: gradcli plot 'x^2' -o g.png")
+        *setup, last = statements
         node = last.node
         if isinstance(node, (ast.Assign, ast.Define)) or any(
                 not isinstance(st.node, (ast.Assign, ast.Define)) for st in setup):
