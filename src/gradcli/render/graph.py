@@ -21,9 +21,10 @@ if TYPE_CHECKING:
 FORMATS = (".png", ".svg", ".pdf", ".dot")
 # Above this many nodes a picture stops being legible: say so.
 LARGE_GRAPH = 400
-# Above this many nodes Graphviz's layout takes minutes (1,061 nodes took 24 s
-# for PNG and 5 s for SVG here): refuse to render, the DOT text is still there.
-RENDER_LIMIT = 2500
+# Above this many nodes Graphviz's layout takes long and then minutes (1,061
+# nodes took 24 s for PNG and 5 s for SVG here, 2,225 nodes 110 s for PNG):
+# refuse to render, the DOT text is still there.
+RENDER_LIMIT = 1000
 
 
 def graph_format(path: str) -> str:
