@@ -92,6 +92,16 @@ def test_an_unknown_name_error_points_at_the_name_and_keeps_bindings(tmp_path) -
     assert lines[i + 3] == "6"
 
 
+def test_a_line_that_does_not_parse_runs_none_of_its_statements(tmp_path) -> None:
+    # 'a = 7' ran before the parse error after the ';' (the README says a bad
+    # line changes nothing)
+    _, out, _ = drive("a = 5\ra = 7; 1 +* 2\ra + 1\r", tmp_path)
+    lines = out.splitlines()
+    i = lines.index("error: unexpected '*', expected an expression")
+    assert lines[i + 3] == "6"
+    assert out.count("error") == 1
+
+
 def test_vars_lists_the_assignments(tmp_path) -> None:
     _, out, _ = drive("a = 2\rv = [1, 2, 3]\r:vars\r", tmp_path)
     assert "a = 2" in out.splitlines() and "v = [1, 2, 3]" in out.splitlines()

@@ -156,13 +156,17 @@ class Session:
     # --- running text -------------------------------------------------------------
 
     def run(self, text: str, options: EvalOptions | None = None,
-            first_line: int = 1) -> list[Result]:
-        """Every statement of ``text``, in order; a failed one does not stop the rest."""
+            first_line: int = 1, whole: bool = False) -> list[Result]:
+        """Every statement of ``text``, in order; a failed one does not stop the rest.
+        With ``whole`` (a REPL line), a statement that does not parse stops them
+        all before any runs: the errors are the results."""
         options = options or EvalOptions()
         try:
             statements = parse_each(text)
         except GradcliError as err:
             return [Result(input=text.strip()[:200], line=first_line, kind="error", error=err)]
+        if whole and any(isinstance(st, BadStatement) for st in statements):
+            statements = [st for st in statements if isinstance(st, BadStatement)]
         out = []
         for st in statements:
             res = self.run_statement(st, options)

@@ -88,7 +88,7 @@ class Shell:
         session = self.session
         if stripped in ("quit", "exit") and stripped not in session.values:
             return False
-        self.show(session.run(text, first_line=first_line), text, first_line)
+        self.show(session.run(text, first_line=first_line, whole=True), text, first_line)
         return True
 
     # --- showing results ---------------------------------------------------------
