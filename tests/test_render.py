@@ -276,3 +276,14 @@ def test_the_caret_stands_under_a_character_after_wide_ones():
     err = GradcliError("unexpected '@'").at(1, 6)
     text = format_error(err, "日本 + @")
     assert text.splitlines()[-1] == "  " + " " * 7 + "^"
+
+
+def test_a_long_line_is_shown_around_the_column_only():
+    # a 200,000-character statement was echoed whole under its error
+    line = "1+" * 5000 + "* 2" + "+1" * 5000
+    err = GradcliError("unexpected '*'").at(1, 10001)
+    shown, caret = format_error(err, line).splitlines()[1:]
+    assert len(shown) < 120 and shown.startswith("  ...") and shown.endswith("...")
+    assert shown[len(caret) - 1] == "*"
+    short = format_error(GradcliError("x").at(1, 3), "1 +* 2").splitlines()[1:]
+    assert short == ["  1 +* 2", "    ^"]

@@ -21,9 +21,27 @@ def format_error(err: GradcliError, line_text: str | None = None, prefix: str = 
     if line_text is not None and err.column is not None:
         shown = line_text.expandtabs(1).rstrip("\n")
         column = max(1, min(err.column, len(shown) + 1))
+        shown, column = _window(shown, column)
         lines.append("  " + shown)
         lines.append("  " + " " * _cells(shown[: column - 1]) + "^")
     return "\n".join(lines)
+
+
+WINDOW = 100
+"""Characters of a long line shown around the error's column: a 200,000-character
+statement is not echoed whole."""
+
+
+def _window(text: str, column: int) -> tuple[str, int]:
+    """At most about WINDOW characters of ``text`` around ``column``, with '...'
+    where it was cut, and the column in what is shown."""
+    if len(text) <= WINDOW + 20:
+        return text, column
+    start = max(0, min(column - 1 - WINDOW // 2, len(text) - WINDOW))
+    end = start + WINDOW
+    head = "..." if start > 0 else ""
+    tail = "..." if end < len(text) else ""
+    return head + text[start:end] + tail, column - start + len(head)
 
 
 def _cells(text: str) -> int:
