@@ -232,6 +232,8 @@ def test_no_warning_of_a_nan_that_no_result_holds() -> None:
     # a nan that is a result still warns, and so does an infinity
     assert any(w.endswith("is nan") for w in _last("x = -1; log(x)", order=1).warnings)
     assert any("infinite" in w for w in _last("x = 0; 1/x").warnings)
+    # an infinite derivative that only --check shows is one too
+    assert any("infinite" in w for w in _last("x = 0; sqrt(x)", check=True).warnings)
 
 
 def test_check_leaves_out_points_where_the_value_is_not_finite() -> None:

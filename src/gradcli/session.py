@@ -665,7 +665,8 @@ def _shown(messages: list[str], res: Result) -> list[str]:
     A failed statement keeps them all."""
     if res.error is not None or not messages:
         return messages
-    arrays = [res.value, res.derivatives, res.series, res.gradient]
+    arrays = [res.value, res.derivatives, res.series, res.gradient,
+              [c.autodiff for c in res.check or ()]]
     flat = []
     for a in arrays:
         if isinstance(a, dict):
