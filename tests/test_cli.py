@@ -475,9 +475,12 @@ def test_eval_imports_no_rich_typer_or_prompt_toolkit():
 
 
 def test_max_order_matches_the_evaluator():
+    from gradcli.core import taylor
     from gradcli.lang.evaluate import MAX_ORDER
 
     assert cli.MAX_ORDER == MAX_ORDER
+    # Taylor mode reaches every order the language allows (the session relies on it)
+    assert taylor.MAX_ORDER == MAX_ORDER
 
 
 @pytest.mark.parametrize(

@@ -131,13 +131,9 @@ class Session:
             first = self.xp.ones_like(x.data) if y is x else zero
             return ([y.data, first] + [zero] * order)[: order + 1]
         if self.method != "backprop":
-            try:
-                result = _taylor(y, x, order)
-            except LimitError:
-                if self.method == "taylor":
-                    raise
-                result = None  # past Taylor mode's order limit: backprop may still do it
-            result = self._unknowns_resolved(result, order, lambda n: _taylor(y, x, n))
+            # Taylor mode's order limit is the language's: no order reaches past it
+            result = self._unknowns_resolved(_taylor(y, x, order), order,
+                                             lambda n: _taylor(y, x, n))
             if result is not None:
                 self._last_method = "taylor"
                 return _undefined_where_nan(list(result))
