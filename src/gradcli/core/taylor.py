@@ -1066,7 +1066,7 @@ def _tail(g: Any, u: Any, a: float, c: float) -> Any:
     if not small.any():
         return g
     xp = get_array_module(small)
-    if small.ndim == 0 or g.size == 1:
+    if g.size == 1:
         e = xp.exp(-a * xp.abs(u))
         return xp.where(small, c * e / ((1.0 + e) * (1.0 + e)), g)
     e = xp.exp(-a * xp.abs(xp.broadcast_to(u, g.shape)[small]))
