@@ -762,6 +762,13 @@ def _silence_stdout() -> None:
         pass
 
 
+def _cannot_write(exc: OSError) -> int:
+    """Say that the output could not be written (and drop what is left of it): 1."""
+    _silence_stdout()
+    sys.stderr.write(f"error: cannot write the output: {exc.strerror or exc}\n")
+    return 1
+
+
 def _run_typer(args: list[str]) -> int:
     import typer
 
@@ -816,9 +823,7 @@ def run(argv: list[str] | None = None) -> NoReturn:
         _silence_stdout()
         code = 1
     except OSError as exc:  # a full disk (> /dev/full), an I/O error: ours to word
-        _silence_stdout()
-        sys.stderr.write(f"error: cannot write the output: {exc.strerror or exc}\n")
-        code = 1
+        code = _cannot_write(exc)
     except Exception as exc:  # noqa: BLE001 - the one place that catches everything
         sys.stderr.write(
             f"error: internal error ({type(exc).__name__}: {exc}); please report it\n"
@@ -830,9 +835,8 @@ def run(argv: list[str] | None = None) -> NoReturn:
         _silence_stdout()
         code = code or 1
     except OSError as exc:  # the last of the output did not fit either
-        _silence_stdout()
-        sys.stderr.write(f"error: cannot write the output: {exc.strerror or exc}\n")
-        code = code or 1
+        failed = _cannot_write(exc)
+        code = code or failed
     except ValueError:  # stdout closed under us
         pass
     sys.exit(code)
