@@ -18,7 +18,7 @@ from .core import backend
 from .core.check import ATOL, RTOL, central_difference, step_size, within_tolerance
 from .core.derivatives import grad as core_grad
 from .core.derivatives import higher_derivatives
-from .core.fpe import capture_fp_errors
+from .core.fpe import INF_RESULT, NAN_RESULT, capture_fp_errors
 from .core.graph import Constant, Variable, no_grad
 from .core.registry import REGISTRY
 from .errors import (
@@ -675,7 +675,7 @@ def _shown(messages: list[str], res: Result) -> list[str]:
     has_nan = any(bool(np.isnan(a).any()) for a in values if a.dtype.kind in "fc")
     has_inf = any(bool(np.isinf(a).any()) for a in values if a.dtype.kind in "fc")
     return [m for m in messages
-            if (has_nan or not m.endswith("is nan")) and (has_inf or not m.endswith("infinite"))]
+            if (has_nan or not m.endswith(NAN_RESULT)) and (has_inf or not m.endswith(INF_RESULT))]
 
 
 def _factorial(k: int) -> float:

@@ -20,10 +20,15 @@ import numpy as np
 
 from .graph import Function
 
+NAN_RESULT = "the result is nan"
+INF_RESULT = "the result is infinite"
+"""How a message ends, by the kind of number it warns of (session.py keeps only
+the warnings of a kind some result holds)."""
+
 _DESCRIPTIONS = {
-    "divide": "division by zero; the result is infinite",
-    "invalid": "argument outside the domain; the result is nan",
-    "overflow": "overflow; the result is infinite",
+    "divide": f"division by zero; {INF_RESULT}",
+    "invalid": f"argument outside the domain; {NAN_RESULT}",
+    "overflow": f"overflow; {INF_RESULT}",
 }
 
 
