@@ -302,6 +302,31 @@ def test_unknown_names_suggest_the_closest(text, hint):
 
 
 @pytest.mark.parametrize(
+    ("text", "meant"),
+    [("ln(2)", "log"), ("arcsin(0.5)", "asin"), ("arctanh(0.5)", "atanh"),
+     ("logistic(0)", "sigmoid"), ("2*π", "pi"), ("PI/2", "pi"), ("x = 2; ln(x)", "log")],
+)
+def test_other_tools_names_suggest_ours(text, meant):
+    err = error(text)
+    assert err.kind == "name"
+    assert err.message.endswith(f"; did you mean {meant}?")
+
+
+def test_a_user_name_that_is_another_tools_word_is_the_users():
+    assert float(run("PI = 3; PI + 1")[-1].value) == 4
+    assert float(run("ln(t) = t + 1; ln(2)")[-1].value) == 3
+
+
+def test_every_alias_names_a_built_in_and_shadows_none():
+    from gradcli.core.registry import ALIASES, REGISTRY
+    from gradcli.lang.evaluate import CONSTANT_ALIASES, CONSTANTS
+
+    assert ALIASES and set(ALIASES.values()) <= set(REGISTRY)
+    assert set(CONSTANT_ALIASES.values()) <= set(CONSTANTS)
+    assert not (set(ALIASES) | set(CONSTANT_ALIASES)) & (set(REGISTRY) | set(CONSTANTS))
+
+
+@pytest.mark.parametrize(
     ("text", "fragments"),
     [
         ("sin(1, 2)", ["sin", "1 argument", "got 2"]),

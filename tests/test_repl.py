@@ -235,6 +235,12 @@ def test_help_lists_built_ins_from_the_registry_and_commands(tmp_path) -> None:
     assert out.count("inverse hyperbolic sine") == 2  # in the list, then on its own
 
 
+def test_help_on_another_tools_name_points_to_ours(tmp_path) -> None:
+    _, out, _ = drive(":help ln\r:help π\r", tmp_path)
+    assert "no help for 'ln'; did you mean log?" in out
+    assert "no help for 'π'; did you mean pi?" in out
+
+
 def test_an_internal_error_prints_briefly_and_the_session_survives(
     tmp_path, monkeypatch
 ) -> None:

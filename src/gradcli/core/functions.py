@@ -75,7 +75,8 @@ def _sigmoid_forward(xp: Any, x: Any) -> Any:
     return xp.where(x < 0, e * r, r)
 
 
-# name, forward, derivative dy/dx given (x, y), doc, safe domain, SymPy reference
+# name, forward, derivative dy/dx given (x, y), doc, safe domain, SymPy reference,
+# Taylor rule, and the names other tools give it (for "did you mean" hints)
 exp = elementwise(
     "exp", forward="exp", derivative=lambda x, y: y,
     doc="exponential e**x", domain=(-3.0, 3.0), reference="exp(x)",
@@ -85,6 +86,7 @@ log = elementwise(
     "log", forward="log", derivative=lambda x, y: 1 / x,
     doc="natural logarithm", domain=(0.1, 5.0), reference="log(x)",
     taylor=_taylor.log_rule,
+    aliases=("ln",),
 )
 log2 = elementwise(
     "log2", forward="log2", derivative=lambda x, y: 1 / (x * _LN2),
@@ -122,16 +124,19 @@ asin = elementwise(
     "asin", forward="arcsin", derivative=lambda x, y: ((1 - x) * (1 + x)) ** -0.5,
     doc="inverse sine", domain=(-0.9, 0.9), reference="asin(x)",
     taylor=_taylor.asin_rule,
+    aliases=("arcsin",),
 )
 acos = elementwise(
     "acos", forward="arccos", derivative=lambda x, y: -(((1 - x) * (1 + x)) ** -0.5),
     doc="inverse cosine", domain=(-0.9, 0.9), reference="acos(x)",
     taylor=_taylor.acos_rule,
+    aliases=("arccos",),
 )
 atan = elementwise(
     "atan", forward="arctan", derivative=lambda x, y: 1 / (1 + x * x),
     doc="inverse tangent", domain=(-3.0, 3.0), reference="atan(x)",
     taylor=_taylor.atan_rule,
+    aliases=("arctan",),
 )
 sinh = elementwise(
     "sinh", forward="sinh", derivative=lambda x, y: cosh(x),
@@ -152,26 +157,31 @@ asinh = elementwise(
     "asinh", forward="arcsinh", derivative=lambda x, y: (x * x + 1) ** -0.5,
     doc="inverse hyperbolic sine", domain=(-3.0, 3.0), reference="asinh(x)",
     taylor=_taylor.asinh_rule,
+    aliases=("arcsinh", "arsinh"),
 )
 acosh = elementwise(
     "acosh", forward="arccosh", derivative=lambda x, y: ((x - 1) * (x + 1)) ** -0.5,
     doc="inverse hyperbolic cosine", domain=(1.1, 5.0), reference="acosh(x)",
     taylor=_taylor.acosh_rule,
+    aliases=("arccosh", "arcosh"),
 )
 atanh = elementwise(
     "atanh", forward="arctanh", derivative=lambda x, y: 1 / ((1 - x) * (1 + x)),
     doc="inverse hyperbolic tangent", domain=(-0.9, 0.9), reference="atanh(x)",
     taylor=_taylor.atanh_rule,
+    aliases=("arctanh", "artanh"),
 )
 abs = elementwise(
     "abs", forward="abs", derivative=lambda x, y: _sign(x),
     doc="absolute value", domain=(0.2, 3.0), reference="Abs(x)",
     taylor=_taylor.abs_rule,
+    aliases=("fabs",),
 )
 sigmoid = elementwise(
     "sigmoid", forward=_sigmoid_forward, derivative=lambda x, y: y * (1 - y),
     doc="logistic sigmoid 1/(1+e**-x)", domain=(-4.0, 4.0), reference="1/(1 + exp(-x))",
     taylor=_taylor.sigmoid_rule,
+    aliases=("logistic", "expit"),
 )
 
 Exp, Log, Log2, Log10, Sqrt = (

@@ -35,6 +35,8 @@ class Builtin(Record):
     taylor: Callable[..., Any] | None = None
     domain: tuple[float, float] | None = None  # a safe interval for tests
     reference: str | None = None  # SymPy text in x, for tests only
+    aliases: tuple[str, ...] = ()  # what other tools call it (ln, arcsin): for hints
+
 
     def check_arity(self, n: int) -> None:
         lo, hi = self.min_args, self.max_args
@@ -49,18 +51,29 @@ class Builtin(Record):
 
 
 REGISTRY: dict[str, Builtin] = {}
+ALIASES: dict[str, str] = {}
+"""Another tool's name for a built-in -> the built-in's name (``ln`` -> ``log``)."""
 
 
 def register(entry: Builtin) -> Builtin:
     if entry.name in REGISTRY:
         raise ValueError(f"built-in {entry.name!r} registered twice")
     REGISTRY[entry.name] = entry
+    for alias in entry.aliases:
+        ALIASES[alias] = entry.name
     return entry
 
 
-def closest(name: str, candidates: Iterable[str]) -> str | None:
-    """The candidate most like ``name``, for "did you mean ...?" hints."""
-    match = difflib.get_close_matches(name, list(candidates), n=1, cutoff=0.6)
+def closest(name: str, candidates: Iterable[str],
+            aliases: dict[str, str] | None = None) -> str | None:
+    """The candidate most like ``name``, for "did you mean ...?" hints: the one
+    ``name`` is another tool's word for (see ALIASES, and ``aliases`` beside
+    them), else the nearest in spelling."""
+    candidates = list(candidates)
+    meant = (aliases or {}).get(name) or ALIASES.get(name)
+    if meant in candidates:
+        return meant
+    match = difflib.get_close_matches(name, candidates, n=1, cutoff=0.6)
     return match[0] if match else None
 
 
@@ -84,6 +97,7 @@ def elementwise(
     reference: str,
     taylor: Callable[..., Any] | None = None,
     cls_name: str | None = None,
+    aliases: tuple[str, ...] = (),
 ) -> Callable[[Any], Variable]:
     """Register an elementwise built-in; returns its wrapper (``sin(x)``).
 
@@ -144,6 +158,7 @@ def elementwise(
             taylor=taylor,
             domain=domain,
             reference=reference,
+            aliases=aliases,
         )
     )
     return wrapper

@@ -46,6 +46,9 @@ from .ast import (
 )
 
 CONSTANTS: dict[str, float] = {"pi": math.pi, "e": math.e, "inf": math.inf, "nan": math.nan}
+CONSTANT_ALIASES = {"π": "pi", "PI": "pi", "Pi": "pi", "Inf": "inf", "NaN": "nan"}
+"""Other tools' spellings of the constants, for "did you mean" hints (not names
+of their own: ``PI = 3`` stays the user's)."""
 SPECIAL_FORMS: dict[str, tuple[str, str]] = {
     "diff": ("diff(expr, x[, n[, a]])", "n-th derivative of expr by x (at x = a)"),
     "grad": ("grad(expr[, x, y...])", "all partial derivatives, as name: value"),
@@ -173,7 +176,7 @@ class Evaluator:
             return UnknownNameError("'ans' has no value yet: it is the last result").at(
                 *_position(node)
             )  # type: ignore[return-value]
-        hint = closest(name, self.known_names())
+        hint = closest(name, self.known_names(), CONSTANT_ALIASES)
         suffix = f"; did you mean {hint}?" if hint else ""
         if not hint and what == "name":
             suffix = "; it has no value: " + self.ctx.hints["value"].format(name=name)

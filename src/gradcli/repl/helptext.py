@@ -6,7 +6,6 @@ The built-ins are read from the core's registry, never listed here.
 
 from __future__ import annotations
 
-import difflib
 from typing import TYPE_CHECKING
 
 from ..errors import UsageError
@@ -57,8 +56,8 @@ def overview() -> list[Section]:
 
 def help_for(name: str, session: Session) -> list[Section]:
     """Help on one name: a built-in, a command, a constant, or the user's own."""
-    from ..core.registry import REGISTRY  # noqa: PLC0415
-    from ..lang.evaluate import CONSTANTS, SPECIAL_FORMS  # noqa: PLC0415
+    from ..core.registry import REGISTRY, closest  # noqa: PLC0415
+    from ..lang.evaluate import CONSTANT_ALIASES, CONSTANTS, SPECIAL_FORMS  # noqa: PLC0415
 
     command = ALIASES.get(name, name)
     if command in COMMANDS or ":" + command in COMMANDS:
@@ -78,6 +77,6 @@ def help_for(name: str, session: Session) -> list[Section]:
     if name in CONSTANTS:
         return [("Constant", [(name, format_value(CONSTANTS[name]))])]
     known = [*REGISTRY, *SPECIAL_FORMS, *CONSTANTS, *session.functions, *values, *COMMANDS]
-    match = difflib.get_close_matches(name, known, n=1)
-    hint = f"; did you mean {match[0]}?" if match else ""
+    match = closest(name, known, CONSTANT_ALIASES)
+    hint = f"; did you mean {match}?" if match else ""
     raise UsageError(f"no help for '{name}'{hint}")
