@@ -89,6 +89,15 @@ def test_version_and_help():
     assert "\x1b" not in proc.stdout  # no rich markup when piped
 
 
+def test_a_formula_in_place_of_a_command_is_told_how_to_evaluate_it():
+    formula, typo = gradcli_all(("x^2", "--at", "x=3"), ("evl", "1"))
+    assert formula.returncode == typo.returncode == 2
+    assert "No such command 'x^2'. To evaluate an expression: gradcli eval 'x^2' --at x=3" \
+        in formula.stderr
+    assert "Did you mean 'eval'?" in typo.stderr and "To evaluate" not in typo.stderr
+    no_traceback(formula)
+
+
 def test_json_matches_the_spec_example():
     proc = gradcli("eval", "x**4 - 2*x**2", "--at", "x=2", "--order", "2", "--check",
                    "--format", "json")

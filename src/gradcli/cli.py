@@ -778,16 +778,24 @@ def _run_typer(args: list[str]) -> int:
     except typer.Exit as exc:  # pragma: no cover - standalone_mode=False returns it
         return int(exc.exit_code)
     except Exception as exc:
-        return _report_click(exc)
+        return _report_click(exc, args)
     return int(result) if isinstance(result, int) else 0
 
 
-def _report_click(exc: Exception) -> int:
-    """A Click usage error or abort as Click prints it; anything else re-raised."""
+def _report_click(exc: Exception, args: list[str] | None = None) -> int:
+    """A Click usage error or abort as Click prints it; anything else re-raised.
+    ``args``: the command line, for the hint after an unknown command."""
     import typer
     from typer import _click
 
     if isinstance(exc, _click.exceptions.ClickException):
+        if isinstance(exc, _click.exceptions.UsageError) and exc.ctx is not None \
+                and exc.ctx.parent is None and exc.message.startswith("No such command") \
+                and "Did you mean" not in exc.message and args:
+            # qalc's users type the formula straight after the program's name
+            import shlex  # noqa: PLC0415
+
+            exc.message += f" To evaluate an expression: gradcli eval {shlex.join(args)}"
         exc.show()
         return int(exc.exit_code)
     if isinstance(exc, typer.Abort):
