@@ -265,6 +265,30 @@ def test_table_gradient_and_series():
     assert text.rstrip().endswith("series: 6 + 3*(x - 2)")
 
 
+def test_summaries_show_the_ends_of_each_axis_and_the_size():
+    line = np.linspace(0, 1, 100_001)
+    assert numbers.format_summary(line) == (
+        f"[0, 1e-05, 2e-05, ..., {format_number(line[-3])}, 0.99999, 1] (100001 values)")
+    grid = np.arange(2000.0).reshape(40, 50)
+    text = numbers.format_summary(grid)
+    assert text.startswith("[[0, 1, 2, ..., 47, 48, 49], [50, 51, 52, ..., 97, 98, 99], ")
+    assert text.endswith(", [1950, 1951, 1952, ..., 1997, 1998, 1999]] (shape 40x50)")
+    assert text.count("...") == 7  # one between the row groups, one in each of 6 rows
+    small = np.arange(float(numbers.SUMMARY_SIZE))
+    assert numbers.format_summary(small) == format_value(small)
+
+
+def test_a_terminal_table_summarises_large_arrays_and_a_file_gets_every_number():
+    opts = RenderOptions(order=1)
+    res = one("x^2", {"x": "linspace(0, 1, 5000)"}, order=1)
+    on_terminal = table_text([res], opts, terminal=True)
+    assert on_terminal.count("(5000 values)") == 3  # the point and orders 0 and 1
+    assert "..." in on_terminal and len(on_terminal) < 2000
+    in_file = table_text([res], opts)  # rows of over 100,000 characters, not cropped
+    assert "..." not in in_file and "| order |" in in_file
+    assert format_value(res.derivatives[0]) in in_file
+
+
 def test_table_digits_round_values():
     opts = RenderOptions(digits=3)
     text = table_text([one("pi")], opts)

@@ -42,6 +42,33 @@ def format_value(value: Any, digits: int | None = None) -> str:
     return "[" + ", ".join(format_value(item, digits) for item in arr) + "]"
 
 
+SUMMARY_SIZE = 1000
+"""Arrays larger than this are summarised where people read them (tables on a
+terminal, the REPL): NumPy's threshold, past which nobody reads every number."""
+
+
+def format_summary(value: Any, digits: int | None = None, edge: int = 3) -> str:
+    """format_value, or for an array of more than SUMMARY_SIZE elements its first
+    and last ``edge`` items along each axis around "...", as NumPy prints, and
+    its size: ``[0, 1e-05, 2e-05, ..., 1] (100000 values)``."""
+    arr = np.asarray(value)
+    if arr.size <= SUMMARY_SIZE or arr.dtype.kind not in "fiub":
+        return format_value(arr, digits)
+
+    def items(a: np.ndarray) -> str:
+        if a.ndim == 0:
+            return format_value(a, digits)
+        if a.shape[0] > 2 * edge:
+            inner = [items(b) for b in a[:edge]] + ["..."] + [items(b) for b in a[-edge:]]
+        else:
+            inner = [items(b) for b in a]
+        return "[" + ", ".join(inner) + "]"
+
+    if arr.ndim == 1:
+        return f"{items(arr)} ({arr.size} values)"
+    return f"{items(arr)} (shape {'x'.join(str(n) for n in arr.shape)})"
+
+
 CHUNK = 65536
 """Numbers made into text at a time: a Python string per number lives only
 while its chunk is joined, so ten million numbers never exist as ten million

@@ -12,7 +12,9 @@ milliseconds to import; JSON, plain and CSV never load it).
 - ``--grad`` and ``grad(...)``: a table of partial derivatives.
 - Assignments print ``x = 2``, definitions ``defined f(x)``.
 
-Off a terminal the boxes are ASCII and nothing is wrapped or cropped.
+On a terminal, arrays of more than 1,000 elements are summarised as NumPy
+prints them (first and last three along each axis). Off a terminal the boxes
+are ASCII, every number is written, and nothing is wrapped or cropped.
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ from rich.table import Table
 from rich.text import Text
 
 from ..results import Result
-from .numbers import format_number, format_value
+from .numbers import format_number, format_summary, format_value
 from .plain import RenderOptions, series_text
 
 
@@ -43,12 +45,15 @@ class TableRenderer:
             emoji=False,
             markup=False,
             soft_wrap=not terminal,
-            width=None if terminal else 100_000,
+            width=None if terminal else 10**9,
             safe_box=True,
         )
         self.box = box.ROUNDED if terminal else box.ASCII
 
     def _num(self, value: Any) -> str:
+        # a terminal shows large arrays summarised; a file gets every number
+        if self.terminal:
+            return format_summary(value, self.opts.digits)
         return format_value(value, self.opts.digits)
 
     def _table(self, title: str, *columns: str) -> Table:

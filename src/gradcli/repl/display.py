@@ -2,7 +2,8 @@
 
 Both displays take data (NumPy arrays, names, messages) and print it; neither
 computes anything. ``RichDisplay`` imports rich only when it first prints, so
-the banner and the first prompt never wait for it. ``PlainDisplay`` writes no
+the banner and the first prompt never wait for it, and summarises arrays of
+more than 1,000 elements as NumPy prints them. ``PlainDisplay`` writes no
 escape codes and no box characters: results to standard output, errors,
 warnings and notes to standard error, like ``gradcli eval --format plain``.
 """
@@ -21,6 +22,12 @@ def format_value(value: Any, digits: int | None = None) -> str:
     from ..render.numbers import format_value as fv  # noqa: PLC0415
 
     return fv(value, digits)
+
+
+def format_summary(value: Any) -> str:
+    from ..render.numbers import format_summary as fs  # noqa: PLC0415
+
+    return fs(value)
 
 
 def format_number(x: float, digits: int | None = None) -> str:
@@ -165,7 +172,7 @@ class RichDisplay:
         sys.stdout.flush()
 
     def value(self, value: Any) -> None:
-        self._print(format_value(value), style="bold")
+        self._print(format_summary(value), style="bold")
 
     def assigned(self, name: str, value: Any) -> None:
         self._print(f"{name} = {short_value(value)}", style="dim")
@@ -176,14 +183,14 @@ class RichDisplay:
     def grad(self, partials: dict[str, Any]) -> None:
         table = self._table("variable", "partial derivative", title="gradient")
         for name, g in partials.items():
-            table.add_row(f"d/d{name}", format_value(g))
+            table.add_row(f"d/d{name}", format_summary(g))
         self._print(table)
 
     def derivatives(self, expr: str, wrt: str, at: Any, values: Sequence[Any]) -> None:
         where = f" at {wrt} = {short_value(at)}" if at is not None else ""
         table = self._table("order", "value", title=f"{expr}{where}")
         for k, v in enumerate(values):
-            table.add_row(_order_label(k, wrt), format_value(v))
+            table.add_row(_order_label(k, wrt), format_summary(v))
         self._print(table)
 
     def check(self, expr: str, wrt: str, rows: Sequence[Row]) -> None:
@@ -193,7 +200,7 @@ class RichDisplay:
         )
         for r in rows:
             table.add_row(
-                str(r.order), format_value(r.autodiff), format_value(r.numerical),
+                str(r.order), format_summary(r.autodiff), format_summary(r.numerical),
                 _err(r.abs_error), _err(r.rel_error), "pass" if r.ok else "FAIL",
                 style=None if r.ok else "red",
             )
