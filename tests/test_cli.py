@@ -466,18 +466,26 @@ def test_plot_writes_a_dot_file(tmp_path):
     assert bad.returncode == 1 and "did you mean sin" in bad.stderr
 
 
+def _imports(*args: str) -> tuple[subprocess.CompletedProcess[str], set[str]]:
+    proc = subprocess.run([sys.executable, "-X", "importtime", GRADCLI, *args],
+                          capture_output=True, text=True, timeout=60)
+    return proc, {line.split("|")[-1].strip() for line in proc.stderr.splitlines()
+                  if line.startswith("import time:")}
+
+
 def test_eval_imports_no_rich_typer_or_prompt_toolkit():
-    proc = subprocess.run(
-        [sys.executable, "-X", "importtime", GRADCLI, "eval", "x**4 - 2*x**2", "--at", "x=2",
-         "--order", "2", "--format", "json"],
-        capture_output=True, text=True, timeout=60,
-    )
+    proc, imported = _imports("eval", "x**4 - 2*x**2", "--at", "x=2", "--order", "2",
+                              "--format", "json")
     assert proc.returncode == 0
-    imported = {line.split("|")[-1].strip() for line in proc.stderr.splitlines()
-                if line.startswith("import time:")}
     assert "gradcli.session" in imported
     for heavy in ("rich", "prompt_toolkit", "graphviz", "cupy", "pydantic", "typer"):
         assert heavy not in imported, heavy
+
+
+def test_version_imports_neither_typer_nor_numpy():
+    proc, imported = _imports("--version")
+    assert proc.returncode == 0 and proc.stdout == f"gradcli {__version__}\n"
+    assert not {"typer", "numpy", "click"} & imported
 
 
 # --- in-process: the CLI's own pieces -------------------------------------------------

@@ -813,7 +813,10 @@ def run(argv: list[str] | None = None) -> NoReturn:
     code: int
     try:
         fast = fast_eval_args(args, _isatty(sys.stdin))
-        if args == ["repl"] or (not args and _isatty(sys.stdin)):
+        if args == ["--version"]:  # scripts ask it: no reason to wait for Typer
+            sys.stdout.write(f"gradcli {__version__}\n")
+            code = 0
+        elif args == ["repl"] or (not args and _isatty(sys.stdin)):
             # The REPL with default settings needs none of Typer's ~0.4 s start.
             code = _start_repl("float64", "cpu", "auto")
         elif fast is not None:
