@@ -432,6 +432,14 @@ def test_two_operands_apart_say_a_product_needs_a_star(text, column) -> None:
     assert "product" not in error("x +* 2").message
 
 
+@pytest.mark.parametrize(("text", "column"), [("(1)(2)", 4), ("(a+b)x", 6), ("sin(1)cos(1)", 7),
+                                              ("[1, 2]x", 7)])
+def test_an_operand_right_after_a_bracket_says_a_product_needs_a_star(text, column) -> None:
+    err = error(text)
+    assert err.message.endswith("; a product needs '*' after a bracket: (a)*(b)")
+    assert err.column == column
+
+
 def test_no_lark_exception_ever_escapes() -> None:
     # Random strings over the language's own alphabet hit every parser
     # state's error path; each must parse or fail as a positioned ParseError.
