@@ -265,6 +265,17 @@ def test_statements_from_stdin_keep_their_line_numbers():
     assert no_args.stdout == "9\n6\n"
 
 
+def test_a_stray_bracket_in_a_script_costs_only_its_own_statement():
+    script = "a = 1\nb = (a + 2\nc = 3\na + c\n"
+    proc = gradcli("eval", "-", "--format", "json", stdin=script)
+    objs = json_lines(proc.stdout)
+    assert [o["input"] for o in objs] == ["a = 1", "b = (a + 2", "c = 3", "a + c"]
+    assert objs[1]["error"] == {"kind": "parse", "message": "'(' was never closed",
+                                "line": 2, "column": 5}
+    assert objs[3]["value"] == 4.0
+    assert proc.returncode == 2
+
+
 def test_stdin_results_stream_before_end_of_input():
     proc = subprocess.Popen([GRADCLI, "eval", "-"], stdin=subprocess.PIPE,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)

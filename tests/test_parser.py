@@ -388,6 +388,32 @@ def test_parse_each_keeps_going_after_a_bad_statement() -> None:
     assert results[3].line == 2
 
 
+def test_a_bracket_left_open_is_the_error_and_the_lines_after_it_still_parse() -> None:
+    # the '(' made every later line part of its statement: one error, at 'c'
+    results = parse_each("a = 1\nb = (a + 2\nc = 3  # three\n a + c\n")
+    assert [type(r) for r in results] == [Statement, BadStatement, Statement, Statement]
+    bad = results[1]
+    assert bad.source == "b = (a + 2" and (bad.line, bad.column) == (2, 1)
+    assert bad.error.message == "'(' was never closed"
+    assert (bad.error.line, bad.error.column) == (2, 5)
+    assert results[2].node == Assign("c", n("3")) and results[2].line == 3
+    assert (results[3].line, results[3].column) == (4, 2)
+    # the first bracket left open, when another stays open after it; and on a
+    # statement's first line the column counts from the start of that line
+    results = parse_each("x; f(g(x\n y = [1, 2\n3")
+    assert [r.error.message for r in results if isinstance(r, BadStatement)] == [
+        "'(' was never closed", "'[' was never closed"]
+    assert [(r.error.line, r.error.column) for r in results[1:3]] == [(1, 5), (2, 6)]
+    assert results[-1].node == n("3")
+
+
+@pytest.mark.parametrize("text", ["y = (1 +\n  * 2)\nz = 3", "f(x,\n)", "(1 +\n  2 2)"])
+def test_an_error_inside_a_bracket_that_spans_lines_stays_where_it_is(text) -> None:
+    bad = parse_each(text)[0]
+    assert isinstance(bad, BadStatement) and "never closed" not in bad.error.message
+    assert bad.error.line == 2
+
+
 # --------------------------------------------------------------------------
 # Errors
 

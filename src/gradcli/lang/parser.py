@@ -515,5 +515,50 @@ def parse_each(text: str) -> list[Statement | BadStatement]:
         try:
             results.append(_parse_chunk(chunk))
         except GradcliError as error:
-            results.append(BadStatement(error, chunk.text, chunk.line, chunk.column))
+            results.extend(_unclosed_and_the_rest(chunk, error)
+                           or [BadStatement(error, chunk.text, chunk.line, chunk.column)])
     return results
+
+
+_NEVER_CLOSED = " was never closed"
+
+
+def _unclosed_and_the_rest(chunk: _Chunk, error: GradcliError) -> list[Statement | BadStatement]:
+    """A bracket left open makes the lines after it part of its statement, so one
+    stray '(' in a script took every later line into one failed statement. When
+    the statement fails at the start of a later line, and the text from that
+    line on parses by itself, the bracket is the error (as Python says) and the
+    rest are statements of their own; else [] (the error stands as it is)."""
+    if type(error) is not ParseError or error.line is None or error.line <= chunk.line:
+        return []
+    lines = chunk.text.split("\n")
+    k = error.line - chunk.line  # the failing line, within the chunk
+    if k >= len(lines) or error.column != len(lines[k]) - len(lines[k].lstrip()) + 1:
+        return []
+    opener = _first_unclosed(lines[:k])
+    if opener is None:
+        return []
+    rest = parse_each("\n" * (error.line - 1) + "\n".join(lines[k:]))
+    if not rest or (isinstance(rest[0], BadStatement)
+                    and not rest[0].error.message.endswith(_NEVER_CLOSED)):
+        return []
+    i, column, char = opener
+    line = chunk.line + i
+    if i == 0:
+        column += chunk.column - 1
+    head = "\n".join(lines[:k]).rstrip()
+    bad = ParseError(f"'{char}'{_NEVER_CLOSED}", line=line, column=column)
+    return [BadStatement(bad, head, chunk.line, chunk.column), *rest]
+
+
+def _first_unclosed(lines: list[str]) -> tuple[int, int, str] | None:
+    """(line index, column, bracket) of the first '(' or '[' that ``lines`` leave
+    open, comments skipped; None if every one is closed."""
+    stack: list[tuple[int, int, str]] = []
+    for i, text in enumerate(lines):
+        for j, char in enumerate(text.split("#", 1)[0]):
+            if char in "([":
+                stack.append((i, j + 1, char))
+            elif char in ")]" and stack:
+                stack.pop()
+    return stack[0] if stack else None
