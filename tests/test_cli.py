@@ -238,13 +238,22 @@ def test_several_expr_arguments_are_never_joined():
 
 
 def test_an_expression_starting_with_minus_follows_double_dash():
-    proc, unknown = gradcli_all(("eval", "--at", "x=3", "--", "-x**2", "-1", "--order"),
-                                ("eval", "-x**2"))
-    assert proc.returncode == 1  # "--order" after "--" is a statement: -(-order)
-    assert proc.stdout == "-9\n-1\n"
+    proc, unknown, late, late_valued = gradcli_all(
+        ("eval", "--at", "x=3", "--", "-x**2", "-1", "--x", "-(-order)"),
+        ("eval", "-x**2"),
+        ("eval", "--", "-x**2", "--order", "1"),
+        ("eval", "--", "-x**2", "--at=x=3"),
+    )
+    assert proc.returncode == 1  # "--x" after "--" is a statement: -(-x)
+    assert proc.stdout == "-9\n-1\n3\n"
     assert "unknown name 'order'" in proc.stderr
-    assert "(line 3, column 3)" in proc.stderr
+    assert "(line 4, column 4)" in proc.stderr
     assert unknown.returncode == 2  # an unknown option
+    # an option after "--" was meant as one: a usage error, not -(-order) and 1
+    for p, option in ((late, "--order"), (late_valued, "--at")):
+        assert p.returncode == 2 and p.stdout == ""
+        assert f"Error: {option} came after '--', so it was read as an expression; " \
+            "put options before '--'" in p.stderr
 
 
 def test_statements_from_stdin_keep_their_line_numbers():

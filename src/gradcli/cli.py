@@ -85,7 +85,7 @@ class DType(str, Enum):
 class UsageProblem(ValueError):
     """A bad option value found after parsing; Typer shows it as a usage error."""
 
-    def __init__(self, message: str, option: str) -> None:
+    def __init__(self, message: str, option: str | None) -> None:
         super().__init__(message)
         self.message = message
         self.option = option
@@ -379,6 +379,12 @@ def run_statements(
 ) -> int:
     """Run ``sources`` (statement texts; "-" is standard input) and print the
     results; returns the exit status. Raises UsageProblem for a bad --at/--wrt."""
+    for text in sources:
+        option = text.split("=", 1)[0]
+        if option in _FLAGS or option in _VALUED:
+            # only '--' lets an option through as a statement: it was meant as one
+            raise UsageProblem(f"{option} came after '--', so it was read as an expression; "
+                               f"put options before '--'", None)
     bindings = [pair for text in at for pair in split_at(text)]
     if wrt is not None and not wrt.isidentifier():
         raise UsageProblem(f"{wrt!r} is not a variable name", "--wrt")
@@ -543,6 +549,12 @@ def build_app() -> "typer.Typer":
         try:
             code = run_statements(**kwargs)
         except UsageProblem as problem:
+            if problem.option is None:  # the command line as a whole
+                from typer import _click  # noqa: PLC0415
+
+                raise _click.exceptions.UsageError(
+                    problem.message, ctx=_click.globals.get_current_context(silent=True)
+                ) from None
             raise typer.BadParameter(problem.message,
                                      param_hint=f"'{problem.option}'") from None
         raise typer.Exit(code)
