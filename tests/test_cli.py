@@ -218,6 +218,14 @@ def test_a_bad_at_value_is_a_positioned_error():
     assert "  x=1 +* 2\n       ^" in proc.stderr
 
 
+
+def test_an_at_value_of_two_statements_is_named_once():
+    proc = gradcli("eval", "x", "--at", "x=1;y=2")
+    assert proc.returncode == 2
+    assert proc.stderr.startswith(
+        "error: --at x=1;y=2: the value must be one expression, got '1;y=2'")
+
+
 def test_at_cannot_bind_a_built_in_function():
     # as 'sin = 3' is refused in the language; sin*2 used to print 6
     proc, diff = gradcli_all(("eval", "sin*2", "--at", "sin=3"),

@@ -538,12 +538,12 @@ class Session:
     def bind_at(self, name: str, text: str) -> np.ndarray:
         """Evaluate ``text`` and bind it to ``name`` for every later statement."""
         if not name.isidentifier():
-            raise UsageError(f"--at: '{name}' is not a variable name")
+            raise UsageError(f"'{name}' is not a variable name")
         if _builtin(name):  # as 'sin = 3' is refused
             raise UsageError(f"'{name}' is a built-in function; choose another name")
         statements = parse(text)
         if len(statements) != 1 or isinstance(statements[0].node, (ast.Assign, ast.Define)):
-            raise UsageError(f"--at {name}=...: the value must be one expression, got {text!r}")
+            raise UsageError(f"the value must be one expression, got {text!r}")
         self._warnings = []  # constant() adds its own (a number too large for float32)
         with capture_fp_errors() as fp_messages:
             value = Evaluator(self).eval(statements[0].node)
