@@ -83,8 +83,8 @@ _FACT_PY = [float(math.factorial(k)) for k in range(FACTORIAL_ORDER + 1)]
 _FACT = np.array(_FACT_PY)
 
 
-def _scaled(run: Callable[[float], Any], n: int, derivatives: bool) -> Any:
-    """run(s): derivatives to order n from the series of y(x0 + s t), whose
+def _scaled(run: Callable[[float, int], Any], n: int, derivatives: bool) -> Any:
+    """run(s, m): derivatives to order m from the series of y(x0 + s t), whose
     coefficients are c_k s^k, each times k! / s^k (see _derivative_factors).
 
     To order FACTORIAL_ORDER s is 1. Past it k! overflows, and s keeps k! / s^k
@@ -94,20 +94,26 @@ def _scaled(run: Callable[[float], Any], n: int, derivatives: bool) -> Any:
     a derivative infinite or nan (c_k s^k of a function with a finite radius of
     convergence overflowed midway), the smallest s that keeps k! / s^k finite,
     for those elements. The first pass's floating-point errors are not
-    reported: the second's are, or there were none that mattered.
+    reported: the second's are, or there were none that mattered. Orders to
+    FACTORIAL_ORDER are then those of s = 1 wherever finite: s's roundings made
+    the second derivative of x^2 2.0000000000000004 (a pass to order 170 costs
+    a few percent of one to order 1000).
     """
     if not derivatives or n <= FACTORIAL_ORDER:
-        return run(1.0)
+        return run(1.0, n)
     with np.errstate(all="ignore"):
-        wide = run(n / math.e)
+        wide = run(n / math.e, n)
     if wide is None:
         return None
     xp = get_array_module(wide)
     finite = xp.isfinite(wide)
-    if bool(finite.all()):
-        return wide
-    narrow = run(math.exp((math.lgamma(n + 1) - 700.0) / n))
-    return xp.where(finite, wide, narrow)
+    if not bool(finite.all()):
+        wide = xp.where(finite, wide, run(math.exp((math.lgamma(n + 1) - 700.0) / n), n))
+    with np.errstate(all="ignore"):  # the passes above reported what matters
+        exact = run(1.0, FACTORIAL_ORDER)
+    low = wide[:FACTORIAL_ORDER]
+    low[...] = xp.where(xp.isfinite(exact), exact, low)
+    return wide
 
 
 def _derivative_factors(n: int, s: float) -> list[float]:
@@ -1630,7 +1636,7 @@ def _coefficients(y: Variable, x: Variable, order: int, derivatives: bool = Fals
     plan = _plan(y, x)
     if plan is None:
         return None
-    return _scaled(lambda s: _coefficients_at(plan, y, order, derivatives, s), order,
+    return _scaled(lambda s, n: _coefficients_at(plan, y, n, derivatives, s), order,
                    derivatives)
 
 
@@ -1873,9 +1879,9 @@ def taylor_derivatives_at(y: Variable, x: Variable, values: Any,
     rdtype = np.result_type(_dtype(y.data), _dtype(values))
     value = None
 
-    def run(s: float) -> Any:
+    def run(s: float, n: int) -> Any:
         nonlocal value
-        value, coef = _coefficients_blockwise(plan, order, True, rdtype, s, values)
+        value, coef = _coefficients_blockwise(plan, n, True, rdtype, s, values)
         return coef
 
     coef = _scaled(run, order, True)
