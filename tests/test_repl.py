@@ -446,18 +446,25 @@ def test_a_bad_setting_is_reported_before_any_prompt(tmp_path) -> None:
 
 
 def test_piped_d_and_check_take_expressions_and_print_as_eval_does(tmp_path) -> None:
-    text = "x = 2\n:check x^4\n:check x = 5\n:d f(t) = 1\n:d 1.5 x\nx\n"
+    text = ("x = 2\n:check x^4\n:check x = 5\n:d f(t) = 1\n:d 1.5 x\nx\n:d 1e1 x^2\n"
+            ":plot  2000 x a.png\n")
     done = subprocess.run([PYTHON, "-m", "gradcli.repl"], input=text, text=True,
                           capture_output=True, env=_env(tmp_path), timeout=60)
     out = done.stdout.splitlines()
     assert out[0].startswith("check order 1: autodiff 32 numerical 32.0")
     assert out[0].endswith(" pass") and out[1].startswith("check order 2: autodiff 48")
-    assert out[2:] == ["2"]  # x was not rebound, f not defined
+    assert out[2:] == ["2", "4", "4", "2"] + ["0"] * 8  # x not rebound, f not defined; 1e1 is 10
     assert done.stderr.splitlines() == [
         "error: :check takes expressions; run 'x = 5' on its own first (line 3)",
         "error: :d takes expressions; run 'f(t) = 1' on its own first (line 4)",
-        "error: the order must be a whole number from 0, not 1.5 (line 5)",
+        "error: the order must be a whole number from 0, not 1.5 (line 5, column 4)",
+        "  :d 1.5 x",
+        "     ^",
+        "error: the order 2000 is outside 0..1000 (line 8, column 8)",
+        "  :plot  2000 x a.png",
+        "         ^",
     ]
+    assert not (tmp_path / "a.png").exists()
     assert done.returncode == 2
 
 

@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import copy
 import difflib
+import math
 import os
 import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from ..errors import GradcliError, UsageError
+from ..errors import GradcliError, LimitError, UsageError
 from ..render.errors import format_error
 from .display import Row
 
@@ -184,7 +185,7 @@ class Shell:
     def cmd_d(self, args: str, text: str, first_line: int, offset: int) -> None:
         from ..session import EvalOptions  # noqa: PLC0415
 
-        order, expr, skip = _split_order(args, default=1)
+        order, expr, skip = _split_order(args, 1, first_line, offset)
         if not expr.strip():
             raise UsageError("usage: :d [N] EXPR, as in :d 2 sin(x)")
         _expressions_only(expr, ":d")
@@ -228,7 +229,7 @@ class Shell:
                 "usage: :plot [N] EXPR FILE, as in :plot 2 x**4 - 2*x**2 graph.png"
             )
         spec, file = parts
-        order, expr, skip = _split_order(spec, default=0)
+        order, expr, skip = _split_order(spec, 0, first_line, offset)
         path = os.path.expanduser(file)
         graph_format(path)  # a bad extension fails before any work
         session = self.session
@@ -256,15 +257,27 @@ class Shell:
         return False
 
 
-def _split_order(args: str, default: int) -> tuple[int, str, int]:
-    """``"2 sin(x)"`` -> (2, "sin(x)", 2): the order, the rest, and where it starts."""
-    m = _ORDER.match(args)
+def _split_order(args: str, default: int, first_line: int = 1,
+                 offset: int = 0) -> tuple[int, str, int]:
+    """``"2 sin(x)"`` -> (2, "sin(x)", 2): the order, the rest, and where it starts.
+    An order that is not one is an error under it (``offset``: where ``args``
+    start in the line); ``1e3`` is the whole number 1000."""
+    m = _ORDER.match(args) or _NOT_AN_ORDER.match(args)
     if m is None:
-        bad = _NOT_AN_ORDER.match(args)
-        if bad is not None:
-            raise UsageError(f"the order must be a whole number from 0, not {bad.group(1)}")
         return default, args, 0
-    return int(m.group(1)), args[m.end():], m.end()
+    try:
+        value = float(m.group(1))
+    except ValueError:  # "1.2.3"
+        value = math.nan
+    if not (value >= 0 and value.is_integer()):
+        raise UsageError(f"the order must be a whole number from 0, not {m.group(1)}").at(
+            first_line, offset + 1)
+    from ..lang.evaluate import MAX_ORDER  # noqa: PLC0415 - loaded by the session anyway
+
+    if value > MAX_ORDER:
+        raise LimitError(f"the order {m.group(1)} is outside 0..{MAX_ORDER}").at(
+            first_line, offset + 1)
+    return int(value), args[m.end():], m.end()
 
 
 def _expressions_only(text: str, command: str) -> None:
