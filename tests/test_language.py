@@ -253,6 +253,16 @@ def test_variables_inside_called_functions_count():
     assert last("f(t) = f(t); 2", order=1).wrt is None
 
 
+def test_the_variable_written_in_the_expression_is_the_one_differentiated_by():
+    # SPEC: the only variable name in EXPR; f's body also uses a, which EXPR does not name
+    res = last("a = 1; x = 3; f(t) = t^2 + a; f(x)", order=1)
+    assert res.wrt == "x" and float(res.derivatives[0]) == 6
+    err = error("a = 1; x = 3; y = 2; f(t) = t^2 + a; f(x)*y", order=1)
+    assert "several variables (x, y)" in err.message
+    err = error("a = 5; b = 1; g(t) = t*a*b; g(2)", order=1)
+    assert "several variables through the functions it calls (a, b)" in err.message
+
+
 # --- errors with positions --------------------------------------------------------
 
 

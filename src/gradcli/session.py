@@ -409,20 +409,27 @@ class Session:
             res.check = []
 
     def default_wrt(self, node: Any) -> str | None:
-        """The only variable of ``node``, bound or not, not counting constants;
-        None when it has none."""
-        names = [
-            n for n in free_names(node, self.functions)
-            if (n not in CONSTANTS or n in self.values) and n != "ans"
-        ]
+        """The only variable written in ``node``, bound or not, not counting
+        constants (``f(x)`` is by x, whatever f's body uses besides its
+        parameter); with none written, the only one the functions it calls use
+        (``g(2)`` with ``g(t) = t*a`` is by a); None when it has none."""
+        through = ""
+        names = self._variable_names(free_names(node))
+        if not names:
+            names = self._variable_names(free_names(node, self.functions))
+            through = " through the functions it calls"
         if len(names) == 1:
             return names[0]
         if not names:
             return None
         listed = ", ".join(names)
         raise UsageError(
-            f"the expression has several variables ({listed}); " + self._hint("wrt", "")
+            f"the expression has several variables{through} ({listed}); "
+            + self._hint("wrt", "")
         )
+
+    def _variable_names(self, names: list[str]) -> list[str]:
+        return [n for n in names if (n not in CONSTANTS or n in self.values) and n != "ans"]
 
     def _grad_statement(self, node: ast.Call) -> dict[str, np.ndarray]:
         if not node.args:
