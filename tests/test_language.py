@@ -228,6 +228,10 @@ def test_series_coefficients():
     assert res.error is None and [float(c) for c in res.series] == [8, 12, 6, 1] + [0] * 168
     res = last("x = 0; exp(x)", series=172)
     assert float(res.series[171]) == pytest.approx(1 / math.factorial(171), rel=1e-10)
+    for text in ("x = 1.5; tanh(x)", "x = [0.5, 1]; sigmoid(x) * acos(x / 2)"):
+        res = last(text, series=0)  # the value alone: it was an internal error
+        assert res.error is None and len(res.series) == 1
+        np.testing.assert_array_equal(res.series[0], res.value)
 
 
 def test_wrt_default_and_ambiguity():

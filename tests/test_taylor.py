@@ -91,6 +91,18 @@ def test_every_elementwise_builtin_has_a_taylor_rule():
 
 
 @pytest.mark.parametrize("name", ELEMENTWISE)
+def test_order_0_is_the_value_alone(name):
+    # tan, tanh, sigmoid, log and the inverse functions wrote coefficient 1
+    # regardless, an IndexError (gradcli eval 'tanh(x)' --series 0)
+    a = points(name)
+    for xs in (a, a[:1].reshape(())):
+        x = Variable(xs)
+        y = REGISTRY[name].call(2 * x)
+        for got in (taylor_coefficients(y, x, 0), taylor_derivatives(y, x, 0)):
+            assert len(got) == 1 and got[0] is y.data
+
+
+@pytest.mark.parametrize("name", ELEMENTWISE)
 @pytest.mark.parametrize("inner", ["x", "nonlinear"])
 def test_registry_function_matches_backprop_to_order_6(name, inner):
     """Orders 0..6, elementwise over points inside the domain, applied to x itself
