@@ -336,6 +336,24 @@ def test_inverse_functions_keep_their_digits_near_the_domain_edge(name, method):
             assert float(g) == pytest.approx(w, rel=1e-12), f"{name} at {a}, order {k}"
 
 
+@pytest.mark.parametrize("name", EDGES)
+@pytest.mark.parametrize("inner", ["x", "-x", "2*x"])
+def test_at_the_domain_edge_the_derivatives_are_the_limits_from_inside(name, inner):
+    # the sign of each infinite derivative is that of the derivatives just inside
+    # (acos at 1 gave -inf, inf, inf; atanh at 1 gave -inf, inf, nan)
+    scale = {"x": 1.0, "-x": -1.0, "2*x": 2.0}[inner]
+    fn = REGISTRY[name].call
+    edges = [1.0] if name == "acosh" else [1.0, -1.0]
+    for edge in edges:
+        a = edge / scale
+        inside = a * (1 + 1e-6) if name == "acosh" else a * (1 - 1e-6)
+        got = taylor(lambda v: fn(v * scale), np.array(a), 3)
+        near = taylor(lambda v: fn(v * scale), np.array(inside), 3)
+        for k in range(1, 4):
+            assert np.isinf(got[k]) and np.sign(got[k]) == np.sign(near[k]), \
+                f"{name}({inner}) at {a}, order {k}: {got[k]}, inside {near[k]}"
+
+
 @pytest.mark.parametrize("name", TAILS)
 def test_tails_over_an_array_block_by_block_mend_those_elements_only(monkeypatch, name):
     small_blocks(monkeypatch)

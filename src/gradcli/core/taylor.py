@@ -1130,17 +1130,25 @@ def _integral(u0: Any, U: Any, y0: Any, n: int, alpha: float, gamma: float,
     if alpha == gamma:
         w0 = alpha + gamma * (u0 * u0)
     else:  # 1 - u**2 or u**2 - 1 as a product: the subtraction cancels near |u| = 1
-        w0 = gamma * ((u0 - 1.0) * (u0 + 1.0))
-    g0 = sign * (1.0 / w0 if power == -1.0 else w0**power)
+        # + 0.0 makes -0.0 (gamma = -1 at |u| = 1) +0.0, the limit from inside the
+        # domain: acos's derivatives at 1 came out -inf, inf, inf (all are -inf)
+        w0 = gamma * ((u0 - 1.0) * (u0 + 1.0)) + 0.0
+    g0 = 1.0 / w0 if power == -1.0 else w0**power
     if n > 1:
         sq = _mul_hi(u0, U, u0, U, n - 1, u0.shape)
         W = sq * gamma if gamma != 1.0 else sq
         if power == -1.0:
             G = _div_hi(None, None, w0, W, g0, n - 1)
         else:
+            # the series of w**power itself, signed after: at w0 = 0 its rule reads
+            # an infinite value as w0**power, and acos's -inf flipped orders 2, 3
             G = _pow_hi(w0, W, g0, n - 1, power)
+        if sign < 0:
+            G = -G
     else:
         G = xp.zeros((0,) + y0.shape, dtype=dtype)
+    if sign < 0:
+        g0 = -g0
     w = _Work(y0, n)
     Gr = w.rows(g0, G) if w.vec else [g0, *G]
     Ut = w.weighted(w.rows(u0, U), d)
