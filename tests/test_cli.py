@@ -89,6 +89,19 @@ def test_version_and_help():
     assert "\x1b" not in proc.stdout  # no rich markup when piped
 
 
+def test_bad_option_values_are_worded_plainly():
+    method, fraction, high, low = gradcli_all(
+        ("eval", "1", "--method", "foo"), ("eval", "1", "--order", "1.5"),
+        ("eval", "1", "--order", "2000"), ("eval", "1", "--digits", "0"))
+    assert method.stderr.endswith(
+        "Error: Invalid value for '--method': 'foo' is not one of 'auto', 'taylor', "
+        "'backprop'.\n")
+    assert fraction.stderr.endswith("'--order': expected a whole number\n")
+    assert high.stderr.endswith("'--order': expected at most 1000\n")
+    assert low.stderr.endswith("'--digits': expected at least 1\n")
+    assert {p.returncode for p in (method, fraction, high, low)} == {2}
+
+
 def test_a_formula_in_place_of_a_command_is_told_how_to_evaluate_it():
     formula, typo = gradcli_all(("x^2", "--at", "x=3"), ("evl", "1"))
     assert formula.returncode == typo.returncode == 2

@@ -794,6 +794,15 @@ def _run_typer(args: list[str]) -> int:
     return int(result) if isinstance(result, int) else 0
 
 
+_VALIDATION_WORDS = [  # Typer's (pydantic's) phrasing -> ours
+    (re.compile(r"^Value error, "), ""),
+    (re.compile(r"^Input should be a valid integer.*"), "expected a whole number"),
+    (re.compile(r"^Input should be less than or equal to "), "expected at most "),
+    (re.compile(r"^Input should be greater than or equal to "), "expected at least "),
+    (re.compile(r"^Input should be "), "expected "),
+]
+
+
 def _report_click(exc: Exception, args: list[str] | None = None) -> int:
     """A Click usage error or abort as Click prints it; anything else re-raised.
     ``args``: the command line, for the hint after an unknown command."""
@@ -801,6 +810,9 @@ def _report_click(exc: Exception, args: list[str] | None = None) -> int:
     from typer import _click
 
     if isinstance(exc, _click.exceptions.ClickException):
+        # Typer's validation speaks its library's words; a user reads these
+        for pattern, words in _VALIDATION_WORDS:
+            exc.message = pattern.sub(words, exc.message, count=1)
         if isinstance(exc, _click.exceptions.UsageError) and exc.ctx is not None \
                 and exc.ctx.parent is None and exc.message.startswith("No such command") \
                 and "Did you mean" not in exc.message and args:
