@@ -97,7 +97,7 @@ def test_order_0_is_the_value_alone(name):
     a = points(name)
     for xs in (a, a[:1].reshape(())):
         x = Variable(xs)
-        y = REGISTRY[name].call(2 * x)
+        y = REGISTRY[name].call(x)
         for got in (taylor_coefficients(y, x, 0), taylor_derivatives(y, x, 0)):
             assert len(got) == 1 and got[0] is y.data
 
@@ -347,8 +347,9 @@ def test_at_the_domain_edge_the_derivatives_are_the_limits_from_inside(name, inn
     for edge in edges:
         a = edge / scale
         inside = a * (1 + 1e-6) if name == "acosh" else a * (1 - 1e-6)
-        got = taylor(lambda v: fn(v * scale), np.array(a), 3)
-        near = taylor(lambda v: fn(v * scale), np.array(inside), 3)
+        with np.errstate(all="ignore"):  # infinite derivatives: NumPy's warnings
+            got = taylor(lambda v: fn(v * scale), np.array(a), 3)
+            near = taylor(lambda v: fn(v * scale), np.array(inside), 3)
         for k in range(1, 4):
             assert np.isinf(got[k]) and np.sign(got[k]) == np.sign(near[k]), \
                 f"{name}({inner}) at {a}, order {k}: {got[k]}, inside {near[k]}"
@@ -547,12 +548,15 @@ def test_orders_a_lower_order_holds_are_the_same_past_factorial_order(shape, mon
     for build in (lambda v: v * v, lambda v: F.exp(F.sin(v)) * F.log(1 + v**2)):
         x = Variable(xs)
         y = build(x)
-        high, low = taylor_derivatives(y, x, 200), taylor_derivatives(y, x, T.FACTORIAL_ORDER)
+        with np.errstate(all="ignore"):  # k! c_k overflows for log's series past 170
+            high = taylor_derivatives(y, x, 200)
+        low = taylor_derivatives(y, x, T.FACTORIAL_ORDER)
         for k in range(T.FACTORIAL_ORDER + 1):
             np.testing.assert_array_equal(high[k], low[k])
         if shape:
             x = Variable(T.sample(np.full(2048, 0.7)))
-            at = T.taylor_derivatives_at(build(x), x, np.full(2048, 0.7), 200)
+            with np.errstate(all="ignore"):
+                at = T.taylor_derivatives_at(build(x), x, np.full(2048, 0.7), 200)
             assert float(at[2][-1]) == float(low[2][0])
 
 
