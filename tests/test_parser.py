@@ -407,6 +407,14 @@ def test_a_bracket_left_open_is_the_error_and_the_lines_after_it_still_parse() -
     assert results[-1].node == n("3")
 
 
+def test_finding_unclosed_brackets_parses_the_text_again_within_a_budget(monkeypatch) -> None:
+    text = "".join(f"a{i} = ({i}\n" for i in range(40)) + "z = 1\n"
+    assert sum(isinstance(r, BadStatement) for r in parse_each(text)) == 40
+    monkeypatch.setattr(parser_module, "RECOVERY_BUDGET", len(text) * 5)
+    results = parse_each(text)  # past the budget: the one error of the whole, as before
+    assert len(results) == 1 and "a product needs" in results[0].error.message
+
+
 @pytest.mark.parametrize("text", ["y = (1 +\n  * 2)\nz = 3", "f(x,\n)", "(1 +\n  2 2)"])
 def test_an_error_inside_a_bracket_that_spans_lines_stays_where_it_is(text) -> None:
     bad = parse_each(text)[0]

@@ -510,12 +510,22 @@ def parse_each(text: str) -> list[Statement | BadStatement]:
     """Like ``parse``, but a statement that fails becomes a BadStatement in
     its place and the others still parse (the CLI runs every statement).
     Only a text longer than MAX_INPUT raises."""
+    return _parse_each(text, [RECOVERY_BUDGET])
+
+
+RECOVERY_BUDGET = 1_000_000
+"""Characters that finding where unclosed brackets end may parse again, in all:
+each stray bracket parses the text after it once more, and hostile input
+(hundreds of long lines, each leaving one open) must not take minutes."""
+
+
+def _parse_each(text: str, budget: list[int]) -> list[Statement | BadStatement]:
     results: list[Statement | BadStatement] = []
     for chunk in _chunks(text):
         try:
             results.append(_parse_chunk(chunk))
         except GradcliError as error:
-            results.extend(_unclosed_and_the_rest(chunk, error)
+            results.extend(_unclosed_and_the_rest(chunk, error, budget)
                            or [BadStatement(error, chunk.text, chunk.line, chunk.column)])
     return results
 
@@ -523,7 +533,8 @@ def parse_each(text: str) -> list[Statement | BadStatement]:
 _NEVER_CLOSED = " was never closed"
 
 
-def _unclosed_and_the_rest(chunk: _Chunk, error: GradcliError) -> list[Statement | BadStatement]:
+def _unclosed_and_the_rest(chunk: _Chunk, error: GradcliError,
+                           budget: list[int]) -> list[Statement | BadStatement]:
     """A bracket left open makes the lines after it part of its statement, so one
     stray '(' in a script took every later line into one failed statement. When
     the statement fails at the start of a later line, and the text from that
@@ -538,7 +549,11 @@ def _unclosed_and_the_rest(chunk: _Chunk, error: GradcliError) -> list[Statement
     opener = _first_unclosed(lines[:k])
     if opener is None:
         return []
-    rest = parse_each("\n" * (error.line - 1) + "\n".join(lines[k:]))
+    rest_text = "\n" * (error.line - 1) + "\n".join(lines[k:])
+    if len(rest_text) > budget[0]:
+        return []
+    budget[0] -= len(rest_text)
+    rest = _parse_each(rest_text, budget)
     if not rest or (isinstance(rest[0], BadStatement)
                     and not rest[0].error.message.endswith(_NEVER_CLOSED)):
         return []
