@@ -234,8 +234,8 @@ class Session:
 
     def _expression(self, node: Any, options: EvalOptions, res: Result) -> None:
         x = ds = None
-        _order_limit("order", options.order)
-        _order_limit("series order", options.series or 0)
+        order_limit("order", options.order)
+        order_limit("series order", options.series or 0)
         top = max(options.order, options.series or 0, 2 if options.check else 0)
         leaves = {}
         over_blocks = self._over_blocks(node, options, top)
@@ -576,7 +576,7 @@ class Session:
         if isinstance(node, ast.Call) and node.func == "grad":
             raise UsageError("plot draws an expression; for the graph of a gradient, "
                              "plot the expression with an order of 1 and the variable")
-        _order_limit("order", order)
+        order_limit("order", order)
         for st in setup:  # f(t) = ... before the expression that calls it
             done = self.run_statement(st, EvalOptions())
             if done.error is not None:
@@ -626,8 +626,9 @@ class Session:
         return list(self._warnings)
 
 
-def _order_limit(what: str, n: int) -> None:
-    # the CLI checks its options before: these are the REPL's words
+def order_limit(what: str, n: int) -> None:
+    """A LimitError for an order past MAX_ORDER (the CLI checks its options
+    before: these are the REPL's words)."""
     if not 0 <= n <= MAX_ORDER:
         raise LimitError(f"the {what} {n} is outside 0..{MAX_ORDER}")
 

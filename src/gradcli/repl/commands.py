@@ -46,9 +46,9 @@ KEYS = [
     ("Ctrl-C", "cancel the line (or a long computation)"),
     ("Ctrl-D", "leave, on an empty line"),
 ]
-_ORDER = re.compile(r"(\d+)\s+(?=\S)")  # the optional N of :d and :plot
 _QUOTED_FILE = re.compile(r"""(?:^|\s)(["'])(.*)\1\s*$""")  # the language has no strings
-_NOT_AN_ORDER = re.compile(r"(-?[\d.]+(?:[eE][+-]?\d+)?)\s+(?=\S)")  # -1, 1.5, 1e3
+# the optional N of :d and :plot, and what was meant as one: -1, 1.5, 1e3
+_ORDER = re.compile(r"(-?[\d.]+(?:[eE][+-]?\d+)?)\s+(?=\S)")
 
 
 class Shell:
@@ -262,7 +262,7 @@ def _split_order(args: str, default: int, first_line: int = 1,
     """``"2 sin(x)"`` -> (2, "sin(x)", 2): the order, the rest, and where it starts.
     An order that is not one is an error under it (``offset``: where ``args``
     start in the line); ``1e3`` is the whole number 1000."""
-    m = _ORDER.match(args) or _NOT_AN_ORDER.match(args)
+    m = _ORDER.match(args)
     if m is None:
         return default, args, 0
     try:
@@ -272,11 +272,12 @@ def _split_order(args: str, default: int, first_line: int = 1,
     if not (value >= 0 and value.is_integer()):
         raise UsageError(f"the order must be a whole number from 0, not {m.group(1)}").at(
             first_line, offset + 1)
-    from ..lang.evaluate import MAX_ORDER  # noqa: PLC0415 - loaded by the session anyway
+    from ..session import order_limit  # noqa: PLC0415 - loaded with the session
 
-    if value > MAX_ORDER:
-        raise LimitError(f"the order {m.group(1)} is outside 0..{MAX_ORDER}").at(
-            first_line, offset + 1)
+    try:
+        order_limit("order", int(value))
+    except LimitError as err:
+        raise err.at(first_line, offset + 1) from None
     return int(value), args[m.end():], m.end()
 
 
