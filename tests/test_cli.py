@@ -695,3 +695,13 @@ def test_a_full_disk_is_an_error_of_its_own_not_an_internal_one():
                                   text=True, timeout=60)
         assert proc.returncode == 1
         assert proc.stderr.strip() == "error: cannot write the output: No space left on device"
+
+
+def test_wrt_alone_says_it_has_no_effect():
+    alone, with_order = gradcli_all(("eval", "x*y", "--at", "x=1,y=2", "--wrt", "y"),
+                                    ("eval", "x*y", "--at", "x=1,y=2", "--wrt", "y",
+                                     "--order", "1"))
+    assert alone.returncode == 0 and alone.stdout == "2\n"
+    assert alone.stderr == "warning: --wrt y has no effect without --order, --series or --check\n"
+    assert with_order.returncode == 0 and with_order.stderr == ""
+    assert with_order.stdout.split() == ["2", "1"]

@@ -412,6 +412,10 @@ def run_statements(
         return output.status
 
     options = EvalOptions(wrt=wrt, order=order, grad=grad, check=check, series=series)
+    if wrt is not None and not options.wants_derivatives:
+        # PyTorch and qalc would not say, but a silently ignored option reads as
+        # "this printed the derivative by wrt" to a script's author
+        output.warning(f"--wrt {wrt} has no effect without --order, --series or --check")
     line = 1
     stdin_read = False
     for source in sources:
