@@ -229,6 +229,25 @@ def test_clear_forgets_bindings_and_unknown_commands_are_errors(tmp_path) -> Non
     assert "error: unknown command ':vras'; did you mean :vars?" in out
 
 
+def test_clear_with_names_forgets_just_those_or_nothing(tmp_path) -> None:
+    _, out, _ = drive("x = 2\ry = 3\rf(t) = t^2\r:clear x z\rx\r:clear x, f\r"
+                      ":vars\r:funcs\r", tmp_path)
+    lines = out.splitlines()
+    at = lines.index("error: 'z' is neither a variable nor a function; nothing was forgotten")
+    assert lines[at + 1:at + 3] == ["  :clear x z", "           ^"]
+    assert "forgot x, f" in out and "no functions yet" in out
+    assert "unknown name 'x'" not in out  # the failed :clear kept x
+    vars_table = out[out.index("forgot x, f"):]
+    assert "y" in vars_table and "x " not in vars_table
+
+
+def test_commands_without_arguments_refuse_them(tmp_path) -> None:
+    _, out, _ = drive("x = 2\r:quit now\r:vars x\r:funcs f\rx + 1\r", tmp_path)
+    for command in (":quit", ":vars", ":funcs"):
+        assert f"error: {command} takes no arguments" in out
+    assert out.rstrip().endswith("3")  # :quit now did not quit
+
+
 def test_help_lists_built_ins_from_the_registry_and_commands(tmp_path) -> None:
     _, out, _ = drive(":help\r:help asinh\r", tmp_path)
     assert "sin(x)" in out and "sine (radians)" in out

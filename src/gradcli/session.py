@@ -618,6 +618,20 @@ class Session:
         self.functions.clear()
         self.at.clear()
 
+    def forget(self, names: list[str]) -> None:
+        """Forget the variables and functions ``names``: all of them, or, when one
+        is neither, none (an UnknownNameError naming it, in ``.name``)."""
+        for name in names:
+            if name not in self.values and name not in self.functions:
+                err = UnknownNameError(f"'{name}' is neither a variable nor a function; "
+                                       "nothing was forgotten")
+                err.name = name
+                raise err
+        for name in names:
+            self.values.pop(name, None)
+            self.functions.pop(name, None)
+            self.at.pop(name, None)
+
     def variables(self) -> Iterator[tuple[str, np.ndarray]]:
         for name in sorted(self.values):
             yield name, _host(self.values[name])

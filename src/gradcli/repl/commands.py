@@ -33,7 +33,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     ":d": (":d [N] EXPR", "derivatives of orders 0..N (default 1) at the variable's value"),
     ":check": (":check EXPR", "backprop against central differences (orders 1, 2)"),
     ":plot": (":plot [N] EXPR FILE", "graph of EXPR (or its N-th derivative): .png .svg .pdf .dot"),
-    ":clear": (":clear", "forget every variable and function"),
+    ":clear": (":clear [NAME...]", "forget every variable and function, or the ones named"),
     ":quit": (":quit", "leave (Ctrl-D on an empty line too)"),
 }
 ALIASES = {":q": ":quit", ":exit": ":quit", ":h": ":help", ":?": ":help"}
@@ -46,6 +46,7 @@ KEYS = [
     ("Ctrl-C", "cancel the line (or a long computation)"),
     ("Ctrl-D", "leave, on an empty line"),
 ]
+_NO_ARGUMENTS = {":vars", ":funcs", ":quit"}
 _QUOTED_FILE = re.compile(r"""(?:^|\s)(["'])(.*)\1\s*$""")  # the language has no strings
 # the optional N of :d and :plot, and what was meant as one: -1, 1.5, 1e3
 _ORDER = re.compile(r"(-?[\d.]+(?:[eE][+-]?\d+)?)\s+(?=\S)")
@@ -158,6 +159,9 @@ class Shell:
             hint = f"; did you mean {match[0]}?" if match else ""
             raise UsageError(f"unknown command '{m.group(1)}'{hint} (:help lists them)")
         args = text[m.end():].rstrip()
+        if args and name in _NO_ARGUMENTS:
+            # ':quit now' must not quit, nor ':vars x' list everything, unremarked
+            raise UsageError(f"{name} takes no arguments").at(first_line, m.end() + 1)
         return handler(args, text, first_line, m.end()) is not False
 
     def cmd_help(self, args: str, text: str, first_line: int, offset: int) -> None:
@@ -250,8 +254,17 @@ class Shell:
                 self.display.info(line)
 
     def cmd_clear(self, args: str, text: str, first_line: int, offset: int) -> None:
-        self.session.clear()
-        self.display.info("cleared every variable and function")
+        names = args.replace(",", " ").split()
+        if not names:
+            self.session.clear()
+            self.display.info("cleared every variable and function")
+            return
+        try:
+            self.session.forget(names)
+        except GradcliError as err:
+            where = max(0, args.find(getattr(err, "name", "")))
+            raise err.at(first_line, offset + 1 + where) from None
+        self.display.info("forgot " + ", ".join(dict.fromkeys(names)))
 
     def cmd_quit(self, args: str, text: str, first_line: int, offset: int) -> bool:
         return False
