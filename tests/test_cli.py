@@ -124,7 +124,10 @@ def test_json_matches_the_spec_example():
     assert [c["order"] for c in obj["check"]] == [1, 2]
     assert all(c["ok"] for c in obj["check"])
     assert abs(obj["check"][0]["numerical"] - 24) < 1e-6
-    assert set(obj["check"][0]) == {"order", "numerical", "abs_error", "rel_error", "ok"}
+    assert set(obj["check"][0]) == {"order", "autodiff", "numerical", "abs_error", "rel_error",
+                                    "ok"}
+    # what was checked is there too, as plain and table show it
+    assert [c["autodiff"] for c in obj["check"]] == obj["derivatives"][:2]
     assert "gradient" not in obj and "series" not in obj
 
 

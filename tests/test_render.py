@@ -171,7 +171,8 @@ def test_csv_header_follows_the_options():
     cols = header(RenderOptions(order=2, grad=True, series=1, check=True))
     assert cols[:5] == ["input", "wrt", "value", "d1", "d2"]
     assert cols[5:8] == ["gradient", "c0", "c1"]
-    assert cols[8:12] == ["check1_numerical", "check1_abs_error", "check1_rel_error", "check1_ok"]
+    assert cols[8:13] == ["check1_autodiff", "check1_numerical", "check1_abs_error",
+                          "check1_rel_error", "check1_ok"]
     assert cols[-1] == "error"
 
 

@@ -27,6 +27,7 @@ class CheckEntry(Record, mutable=True):
     def to_dict(self) -> dict[str, Any]:
         return {
             "order": self.order,
+            "autodiff": to_plain(self.autodiff),
             "numerical": to_plain(self.numerical),
             "abs_error": self.abs_error,
             "rel_error": self.rel_error,

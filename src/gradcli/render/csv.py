@@ -3,7 +3,7 @@
 Columns, in order (those in brackets only when asked for):
 
     input, [wrt], value, [d1 .. dN], [gradient], [c0 .. cN],
-    [check1_numerical, check1_abs_error, check1_rel_error, check1_ok, check2_...],
+    [check1_autodiff, check1_numerical, check1_abs_error, check1_rel_error, check1_ok, check2_...],
     error
 
 ``d1..dN`` are the derivatives of ``--order N``, ``c0..cN`` the coefficients
@@ -23,7 +23,7 @@ from ..results import Result
 from .numbers import format_value
 from .plain import RenderOptions
 
-CHECK_FIELDS = ("numerical", "abs_error", "rel_error", "ok")
+CHECK_FIELDS = ("autodiff", "numerical", "abs_error", "rel_error", "ok")
 
 
 def header(opts: RenderOptions) -> list[str]:
@@ -63,6 +63,7 @@ def row(res: Result, opts: RenderOptions, columns: list[str] | None = None) -> l
             cells[f"c{k}"] = format_value(c)
         for entry in res.check or ():
             prefix = f"check{entry.order}_"
+            cells[prefix + "autodiff"] = format_value(entry.autodiff)
             cells[prefix + "numerical"] = format_value(entry.numerical)
             cells[prefix + "abs_error"] = format_value(entry.abs_error)
             cells[prefix + "rel_error"] = format_value(entry.rel_error)
