@@ -56,14 +56,30 @@ class TableRenderer:
             return format_summary(value, self.opts.digits)
         return format_value(value, self.opts.digits)
 
-    def _table(self, title: str, *columns: str) -> Table:
-        table = Table(title=title, box=self.box, title_justify="left",
-                      title_style="bold", header_style="bold")
+    def _show(self, title: str, columns: list[str], rows: list[list[Any]]) -> None:
+        """A titled table; on a terminal too narrow for its longest numbers, the
+        same cells as labelled lines, so that no number is split across lines."""
+        out = self.console
+        table = Table(box=self.box, header_style="bold")
         for i, name in enumerate(columns):
             table.add_column(name, justify="left" if i == 0 else "right",
                              overflow="fold" if self.terminal else "ignore",
                              no_wrap=not self.terminal)
-        return table
+        for row in rows:
+            table.add_row(*row)
+        # the title on a line of its own wraps at the terminal's width, not the table's
+        out.print(Text(title, style="bold"))
+        if not self.terminal or _unbroken_width(columns, rows) <= out.width:
+            out.print(table)
+            return
+        label = max(len(name) for name in columns[1:])
+        for row in rows:
+            out.print(Text(f"{columns[0]} {row[0]}", style="bold"))
+            for name, cell in zip(columns[1:], row[1:]):
+                if str(cell):
+                    line = Text(f"  {name:<{label}}  ")
+                    line.append(cell if isinstance(cell, Text) else Text(str(cell)))
+                    out.print(line)
 
     def _title(self, res: Result) -> str:
         if not res.at:
@@ -82,33 +98,33 @@ class TableRenderer:
             out.print(Text(f"defined {res.name}", style="dim"))
             return
         if res.kind == "grad":
-            out.print(self._gradient(res.input, res.value))
+            self._gradient(res.input, res.value)
             return
         if not (res.derivatives or res.check or res.series is not None):
             line = Text(f"{res.input} = ")
             line.append(self._num(res.value), style="bold")
             out.print(line)
         else:
-            out.print(self._orders(res))
+            self._orders(res)
         if res.gradient is not None:
-            out.print(self._gradient(f"gradient of {res.input}", res.gradient))
+            self._gradient(f"gradient of {res.input}", res.gradient)
         if res.series is not None:
             poly = series_text(res.series, res.wrt or "x", point, self.opts.digits)
             out.print(Text("series: ", style="bold") + Text(poly))
 
-    def _orders(self, res: Result) -> Table:
+    def _orders(self, res: Result) -> None:
         checks = {c.order: c for c in res.check or ()}
         columns = ["order", "value"]
         if checks:
             columns += ["numerical", "abs error", "rel error", "check"]
         title = self._title(res) + (f"  (d/d{res.wrt})" if res.wrt else "")
-        table = self._table(title, *columns)
         values = {0: res.value}
         values.update({k: d for k, d in enumerate(res.derivatives or (), start=1)})
         for k, c in checks.items():
             values.setdefault(k, c.autodiff)
+        rows = []
         for k in sorted(values):
-            row = [str(k), self._num(values[k])]
+            row: list[Any] = [str(k), self._num(values[k])]
             if checks:
                 c = checks.get(k)
                 if c is None:
@@ -121,14 +137,23 @@ class TableRenderer:
                         format_number(c.rel_error, self.opts.digits or 3),
                         mark,
                     ]
-            table.add_row(*row)
-        return table
+            rows.append(row)
+        self._show(title, columns, rows)
 
-    def _gradient(self, title: str, values: dict[str, Any]) -> Table:
-        table = self._table(title, "variable", "partial derivative")
-        for name, v in values.items():
-            table.add_row(f"d/d{name}", self._num(v))
-        return table
+    def _gradient(self, title: str, values: dict[str, Any]) -> None:
+        self._show(title, ["variable", "partial derivative"],
+                   [[f"d/d{name}", self._num(v)] for name, v in values.items()])
+
+
+def _unbroken_width(columns: list[str], rows: list[list[Any]]) -> int:
+    """The narrowest the table can be with no word (number) broken: each
+    column's longest word, its padding, and the borders between."""
+    widths = [len(name) for name in columns]
+    for row in rows:
+        for i, cell in enumerate(row):
+            text = cell.plain if isinstance(cell, Text) else str(cell)
+            widths[i] = max([widths[i], *(len(word) for word in text.split())])
+    return sum(widths) + 3 * len(columns) + 1
 
 
 __all__ = ["TableRenderer"]
