@@ -507,6 +507,24 @@ def test_a_derivative_can_be_differentiated_again_from_the_top():
     assert float(res.derivatives[0]) == 12
 
 
+@pytest.mark.parametrize("method", ["taylor", "backprop"])
+def test_a_point_computed_from_a_variable_the_body_also_uses_is_a_variable_of_its_own(
+        method):
+    # d(xy)/dy at y = x is x, not 2x: the point moves alone, while the outer
+    # derivative still follows it through the chain rule
+    session = Session(method=method)
+    res = run("x = 3; diff(x*y, y, 1, x)", session, order=2)[-1]
+    assert [float(v) for v in [res.value, *res.derivatives]] == [3, 1, 0]
+    assert float(value("x = 3; diff(sin(x*y), y, 1, x)")) == pytest.approx(3 * math.cos(9))
+    assert float(value("x = 3; y = 2; diff(x^2*y, x, 1, y)")) == 8
+    assert float(value("x = 3; diff(diff(x*y, y, 1, x), x, 1, 3)")) == 1
+    assert [float(v) for v in (value("x = 3; f(t) = t*x; f'(x)"),
+                               value("x = 3; f(t) = t*x; f''(x)"),
+                               value("x = 3; g(t) = t^2*x; g'(x)"))] == [3, 0, 18]
+    chain = run("x = 3; diff(t^2, t, 1, x^2)", Session(method=method), order=2)[-1]
+    assert [float(v) for v in [chain.value, *chain.derivatives]] == [18, 12, 4]
+
+
 def test_check_of_an_expression_with_diff():
     res = last("x = 2; diff(x^3, x)", check=True)
     assert abs(float(res.check[0].numerical) - 12) < 1e-4

@@ -19,7 +19,7 @@ from ..core import functions as _functions  # noqa: F401 - fills the registry
 from ..core.backend import get_array_module
 from ..core.derivatives import graph_size, spend_nodes
 from ..core.graph import Constant, Variable, no_grad, using_config
-from ..core.ops import get_item, matmul
+from ..core.ops import add, get_item, matmul
 from ..core.registry import REGISTRY, closest
 from ..core.stack import stack
 from ..errors import (
@@ -361,8 +361,15 @@ class Evaluator:
     @staticmethod
     def _point(v: Variable, name: str) -> Variable:
         # A constant point becomes a fresh leaf to differentiate by; a point
-        # that depends on outer variables stays in the graph (chain rule).
-        return Variable(v.data, name=name) if type(v) is Constant else v
+        # that depends on outer variables stays in the graph (chain rule), as a
+        # node of its own: differentiating by the variable it is computed from
+        # would also move that variable where the body uses it (diff(x*y, y, 1, x)
+        # gave 2x, not x).
+        if type(v) is Constant:
+            return Variable(v.data, name=name)
+        point = add(v, 0.0)
+        point.name = name
+        return point
 
     def _diff(self, node: Call) -> Variable:
         args = node.args
