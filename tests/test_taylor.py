@@ -662,3 +662,23 @@ def test_backprop_warns_before_its_graph_blows_up(monkeypatch):
         x = Variable(np.array(0.7))
         higher_derivatives(FIVE["tanh(x)"](x), x, 2)
     assert not [w for w in caught if issubclass(w.category, NumericWarning)]
+
+
+@pytest.mark.parametrize("name, build, a, scale, orders", [
+    ("exp(x/10)", lambda x: F.exp(x / 10), 0.0, 0.1, range(100, 171)),
+    ("exp(x/100)", lambda x: F.exp(x / 100), 0.0, 0.01, range(60, 171)),
+    ("exp(x/2) at 1000", lambda x: F.exp(x / 2), 1000.0, 0.5, range(150, 171)),
+    ("exp(x/100), order 300", lambda x: F.exp(x / 100), 0.0, 0.01, range(60, 301)),
+])
+def test_derivatives_whose_taylor_coefficients_underflow_keep_their_digits(
+        name, build, a, scale, orders):
+    # d^k/dx^k exp(s x) = s^k exp(s a): within float64 while s^k / k! is not
+    top = orders[-1]
+    got = taylor(build, a, top)
+    with mpmath.workdps(40):
+        for k in orders:
+            want = mpmath.mpf(scale) ** k * mpmath.exp(mpmath.mpf(scale) * a)
+            if abs(want) < 1e-300:  # beyond float64's normal numbers
+                assert abs(float(got[k])) < 1e-290
+                continue
+            assert float(got[k]) == pytest.approx(float(want), rel=1e-12, abs=0), (name, k)

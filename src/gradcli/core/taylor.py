@@ -99,8 +99,19 @@ def _scaled(run: Callable[[float, int], Any], n: int, derivatives: bool) -> Any:
     the second derivative of x^2 2.0000000000000004 (a pass to order 170 costs
     a few percent of one to order 1000).
     """
-    if not derivatives or n <= FACTORIAL_ORDER:
+    if not derivatives or n < UNDERFLOW_ORDER:
         return run(1.0, n)
+    if n <= FACTORIAL_ORDER:
+        exact = run(1.0, n)
+        if exact is None:
+            return None
+        under = _underflowed(exact)
+        if not bool(under.any()):
+            return exact
+        with np.errstate(all="ignore"):
+            wide = run(n / math.e, n)
+        xp = get_array_module(exact)
+        return xp.where(under & xp.isfinite(wide), wide, exact)
     with np.errstate(all="ignore"):
         wide = run(n / math.e, n)
     if wide is None:
@@ -112,8 +123,25 @@ def _scaled(run: Callable[[float, int], Any], n: int, derivatives: bool) -> Any:
     with np.errstate(all="ignore"):  # the passes above reported what matters
         exact = run(1.0, FACTORIAL_ORDER)
     low = wide[:FACTORIAL_ORDER]
-    low[...] = xp.where(xp.isfinite(exact), exact, low)
+    low[...] = xp.where(xp.isfinite(exact) & ~_underflowed(exact), exact, low)
     return wide
+
+
+UNDERFLOW_ORDER = 60
+"""From this order on (k! > 8e81) a derivative well within float64 can have a
+Taylor coefficient f^(k)(a)/k! below the smallest normal number, lost or
+short of digits: the 130th derivative of exp(x/10), 1e-130, has c_k = 1.5e-350.
+Where the series at s = 1 gave such a coefficient, _scaled takes the scaled
+series' derivative instead (0 too where the derivative is)."""
+
+
+def _underflowed(d: Any) -> Any:
+    """Where derivatives ``d`` (row k-1: order k <= FACTORIAL_ORDER) came from a
+    coefficient d / k! that is 0 or subnormal."""
+    xp = get_array_module(d)
+    tiny = float(np.finfo(d.dtype).tiny)
+    bound = _col([tiny * f for f in _FACT_PY[1 : d.shape[0] + 1]], d.ndim - 1, xp, np.float64)
+    return xp.abs(d) < bound
 
 
 def _derivative_factors(n: int, s: float) -> list[float]:
@@ -434,6 +462,30 @@ def _geom(q: Any, weights: Any, dtype: Any, signs: Any = None) -> Any:
     if signs is not None:
         rows = rows * _col(signs, q.ndim, xp, dtype)
     return rows
+
+
+def _underflows(u: float, n: int) -> bool:
+    """Whether |u|^k / k! falls below the normal numbers by k = n."""
+    return u == 0.0 or n * math.log(abs(u)) - math.lgamma(n + 1) < -700.0
+
+
+def _times_geom(base: Any, q: Any, weights: list[float], dtype: Any,
+                signs: list[float] | None = None) -> Any:
+    """Rows base * prod_{i<=k} q w_i (times signs[k-1]) for k = 1..n, as
+    _binary(np.multiply, base, _geom(...)), but where that column underflows
+    (exp(x/2) at 1000: 0.5^k / k! is subnormal past order 150 while e^500
+    0.5^k / k! is not), by mantissas and exponents kept apart."""
+    if q.size != 1 or not _underflows(float(q.reshape(())), len(weights)):
+        return _binary(np.multiply, base, _geom(q, weights, dtype, signs))
+    xp = get_array_module(base)
+    u, m, e, ms, es = float(q.reshape(())), 1.0, 0, [], []
+    for k, wk in enumerate(weights):
+        m, de = math.frexp(m * u * wk)
+        e += de
+        ms.append(m * (signs[k] if signs is not None else 1.0))
+        es.append(e)
+    rows = _binary(np.multiply, base, _col(ms, q.ndim, xp, dtype))
+    return xp.ldexp(rows, _col(es, q.ndim, xp, np.int32), out=rows)
 
 
 def _recips(n: int) -> list[float]:
@@ -798,7 +850,7 @@ def exp_rule(u0: Any, U: Any, y0: Any, n: int) -> Any:
                 p = p * u1 / k
                 vals.append(p)
             return _py_rows(vals, y0)
-        return _binary(np.multiply, y0, _geom(U[0], _recips(n), _dtype(y0)))
+        return _times_geom(y0, U[0], _recips(n), _dtype(y0))
     w = _Work(y0, n)
     Ut = w.weighted(w.rows(u0, U), d)
     Y = w.out(w.s(y0))
@@ -905,7 +957,12 @@ def _sincos(u0: Any, U: Any, y0: Any, n: int, p0: Any, signs: list[float],
                 p = p * u1 / k
                 vals.append(base[k % 2] * signs[k % 4] * p)
             return _py_rows(vals, y0)
-        P = _geom(U[0], _recips(n), dtype, [signs[k % 4] for k in range(1, n + 1)])
+        sg = [signs[k % 4] for k in range(1, n + 1)]
+        if U.size == 1 and _underflows(float(U.reshape(())), n):
+            rows = [_times_geom(p0, U[0], _recips(n), dtype, sg),
+                    _times_geom(y0, U[0], _recips(n), dtype, sg)]
+            return xp.stack([rows[k % 2][k] for k in range(n)])
+        P = _geom(U[0], _recips(n), dtype, sg)
         out = _empty((n,) + y0.shape, dtype, xp)
         xp.multiply(p0, P[0::2], out=out[0::2])
         xp.multiply(y0, P[1::2], out=out[1::2])
