@@ -381,7 +381,7 @@ def test_grad_statement_says_the_derivative_options_do_not_apply() -> None:
     res = _last("x = 2\ny = 3\ngrad(x*y)", order=2, check=True)
     assert {k: float(v) for k, v in res.value.items()} == {"x": 3.0, "y": 2.0}
     assert res.warnings == [
-        "grad(...) is the first partial derivatives; --order, --check did not apply to it"]
+        "grad(...) gives the first partial derivatives only; --order, --check did not apply to it"]
     assert _last("x = 2\ny = 3\ngrad(x*y)").warnings == []
 
 
@@ -401,3 +401,11 @@ def test_eval_by_a_function_or_a_constant_says_so(wrt, message) -> None:
     res = _last("x = 1\npi*sin(x)", order=1, wrt=wrt)
     assert res.error is not None and res.error.message == message
     assert res.error.exit_status == 2
+
+
+def test_an_infinite_value_names_a_division_only_where_one_was_made():
+    session = Session()
+    log0, div0, pow0 = (session.run(text)[0] for text in ("log(0)", "1/0", "0^-1"))
+    assert log0.warnings == ["log: infinite at a singularity; the result is infinite"]
+    assert div0.warnings == ["'/': division by zero; the result is infinite"]
+    assert pow0.warnings == ["'**': division by zero; the result is infinite"]

@@ -604,7 +604,8 @@ def build_app() -> "typer.Typer":
             help="Print the derivatives of orders 0..N.",
         )] = 0,
         grad: Annotated[bool, typer.Option(
-            "--grad", help="Print the gradient: all partial derivatives by the bound variables.",
+            "--grad",
+            help="The gradient: the partial derivatives by each variable the expression uses.",
         )] = False,
         check: Annotated[bool, typer.Option("--check", help=CHECK_HELP)] = False,
         method: Annotated[Method, typer.Option(

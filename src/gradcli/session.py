@@ -221,7 +221,7 @@ class Session:
                     ("--order", options.order), ("--series", options.series is not None),
                     ("--check", options.check), ("--grad", options.grad)) if on]
                 self._warnings.append(
-                    f"grad(...) is the first partial derivatives; {', '.join(asked)} "
+                    f"grad(...) gives the first partial derivatives only; {', '.join(asked)} "
                     "did not apply to it")
             return
         self._expression(node, options, res)

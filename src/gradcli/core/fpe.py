@@ -32,6 +32,9 @@ _DESCRIPTIONS = {
 }
 
 
+_DIVISIONS = {"'/'", "'**'", "arithmetic"}  # 0**-1 divides too
+
+
 def op_label(func: Function) -> str:
     name = type(func).op_name or type(func).__name__.lower()
     return f"'{name}'" if not name[0].isalpha() else name
@@ -68,7 +71,12 @@ def capture_fp_errors() -> Iterator[list[str]]:
         kind = {"divide": "divide", "overflow": "overflow", "invalid": "invalid"}.get(
             kind, "invalid"
         )
-        msg = f"{_current_op()}: {_DESCRIPTIONS[kind]}"
+        op = _current_op()
+        if kind == "divide" and op not in _DIVISIONS:
+            # NumPy's flag for log(0) and atanh(1) too, where nothing was divided
+            msg = f"{op}: infinite at a singularity; {INF_RESULT}"
+        else:
+            msg = f"{op}: {_DESCRIPTIONS[kind]}"
         with lock:
             if msg not in messages:
                 messages.append(msg)
