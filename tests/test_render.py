@@ -312,3 +312,17 @@ def test_a_long_line_is_shown_around_the_column_only():
     assert shown[len(caret) - 1] == "*"
     short = format_error(GradcliError("x").at(1, 3), "1 +* 2").splitlines()[1:]
     assert short == ["  1 +* 2", "    ^"]
+
+
+def test_a_table_too_wide_for_the_terminal_never_splits_a_number(monkeypatch):
+    monkeypatch.setenv("COLUMNS", "80")
+    opts = RenderOptions(order=1, check=True)
+    res = one("sin(x)", {"x": "linspace(0, 1, 5)"}, order=1, check=True)
+    text = table_text([res], opts, terminal=True)
+    numbers = {format_number(float(v)) for v in np.sin(np.linspace(0, 1, 5))}
+    words = {w.strip("[],") for line in text.splitlines() for w in line.split()}
+    assert numbers <= words  # each value whole on some line
+    assert "order 1" in text and "  numerical  " in text
+    narrow = table_text([one("x**4 - 2*x**2", {"x": "2"}, order=1, check=True)], opts,
+                        terminal=True)
+    assert "╭" in narrow  # a table that fits stays one
