@@ -464,7 +464,7 @@ def _geom(q: Any, weights: Any, dtype: Any, signs: Any = None) -> Any:
     return rows
 
 
-def _underflows(u: float, n: int) -> bool:
+def _geom_underflows(u: float, n: int) -> bool:
     """Whether |u|^k / k! falls below the normal numbers by k = n."""
     return u == 0.0 or n * math.log(abs(u)) - math.lgamma(n + 1) < -700.0
 
@@ -475,7 +475,7 @@ def _times_geom(base: Any, q: Any, weights: list[float], dtype: Any,
     _binary(np.multiply, base, _geom(...)), but where that column underflows
     (exp(x/2) at 1000: 0.5^k / k! is subnormal past order 150 while e^500
     0.5^k / k! is not), by mantissas and exponents kept apart."""
-    if q.size != 1 or not _underflows(float(q.reshape(())), len(weights)):
+    if q.size != 1 or not _geom_underflows(float(q.reshape(())), len(weights)):
         return _binary(np.multiply, base, _geom(q, weights, dtype, signs))
     xp = get_array_module(base)
     u, m, e, ms, es = float(q.reshape(())), 1.0, 0, [], []
@@ -958,7 +958,7 @@ def _sincos(u0: Any, U: Any, y0: Any, n: int, p0: Any, signs: list[float],
                 vals.append(base[k % 2] * signs[k % 4] * p)
             return _py_rows(vals, y0)
         sg = [signs[k % 4] for k in range(1, n + 1)]
-        if U.size == 1 and _underflows(float(U.reshape(())), n):
+        if U.size == 1 and _geom_underflows(float(U.reshape(())), n):
             rows = [_times_geom(p0, U[0], _recips(n), dtype, sg),
                     _times_geom(y0, U[0], _recips(n), dtype, sg)]
             return xp.stack([rows[k % 2][k] for k in range(n)])

@@ -46,7 +46,8 @@ KEYS = [
     ("Ctrl-C", "cancel the line (or a long computation)"),
     ("Ctrl-D", "leave, on an empty line"),
 ]
-_NO_ARGUMENTS = {":vars", ":funcs", ":quit"}
+# those whose usage is their bare name
+_NO_ARGUMENTS = {name for name, (usage, _) in COMMANDS.items() if usage == name}
 _QUOTED_FILE = re.compile(r"""(?:^|\s)(["'])(.*)\1\s*$""")  # the language has no strings
 # the optional N of :d and :plot, and what was meant as one: -1, 1.5, 1e3
 _ORDER = re.compile(r"(-?[\d.]+(?:[eE][+-]?\d+)?)\s+(?=\S)")
