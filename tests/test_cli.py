@@ -464,6 +464,19 @@ def test_colour_is_off_when_piped_and_on_when_forced():
     assert ESC not in never.stderr
 
 
+def test_color_always_wins_over_a_dumb_terminal_in_tables_too():
+    # SPEC: TERM=dumb turns colour off in auto only; rich alone would pick no colours
+    forced, auto = gradcli_all(
+        {"args": ("eval", "abs(x)", "--at", "x=1e-9", "--check", "--format", "table",
+                  "--color", "always"), "env": {"TERM": "dumb"}},
+        {"args": ("eval", "abs(x)", "--at", "x=1e-9", "--check", "--format", "table"),
+         "env": {"TERM": "dumb"}},
+    )
+    assert forced.returncode == auto.returncode == 3
+    assert f"{ESC}1;31mFAIL" in forced.stdout
+    assert ESC not in auto.stdout and "FAIL" in auto.stdout
+
+
 def test_table_format_when_piped_is_ascii_and_unwrapped():
     long_input = " + ".join(["x"] * 60)
     proc = gradcli("eval", "x**4 - 2*x**2", long_input, "--at", "x=2", "--order", "2",

@@ -19,6 +19,7 @@ are ASCII, every number is written, and nothing is wrapped or cropped.
 
 from __future__ import annotations
 
+import os
 from typing import IO, Any
 
 from rich import box
@@ -31,6 +32,12 @@ from .numbers import format_number, format_summary, format_value
 from .plain import RenderOptions, series_text
 
 
+def _colour_system() -> str:
+    """Rich's own pick, except that it picks none for TERM=dumb, which
+    ``--color always`` overrides (SPEC: dumb turns colour off in auto only)."""
+    return "standard" if os.environ.get("TERM") in ("dumb", "unknown") else "auto"
+
+
 class TableRenderer:
     def __init__(self, file: IO[str], opts: RenderOptions, *, colour: bool,
                  terminal: bool) -> None:
@@ -38,7 +45,7 @@ class TableRenderer:
         self.terminal = terminal
         self.console = Console(
             file=file,
-            color_system="auto" if colour else None,
+            color_system=_colour_system() if colour else None,
             no_color=not colour,
             force_terminal=colour,
             highlight=False,
