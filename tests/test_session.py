@@ -368,6 +368,17 @@ def test_a_power_of_a_base_that_is_zero_is_the_same_whatever_the_order(
         assert res.warnings == ["'**': argument outside the domain; the result is nan"]
 
 
+@pytest.mark.parametrize("order", [2, 30])  # Python floats, then NumPy's convolve
+def test_taylor_mode_warns_of_the_nan_in_a_product_with_an_infinite_series(order) -> None:
+    # sqrt(x) at 0 has the series 0, inf, -inf: x*sqrt(x)'s first coefficient is
+    # 0 * inf, nan; backprop says so, and Taylor mode said nothing
+    for method in ("taylor", "backprop") if order == 2 else ("taylor",):
+        res = _last("x = 0\nx*sqrt(x)", method=method, order=order)
+        assert res.method == method and float(res.value) == 0.0
+        assert math.isnan(float(res.derivatives[0]))
+        assert "'*': argument outside the domain; the result is nan" in res.warnings
+
+
 def test_a_large_array_asks_for_more_orders_as_a_number_does() -> None:
     # block by block, (x^6)^(1/3) = x^2 at the 0 inside the array was nan
     program = "x = linspace(-1, 13, 140001)\n(x^6)^(1/3)"

@@ -531,7 +531,13 @@ def _mul_hi(a0: Any, A: Any, b0: Any, B: Any, n: int, shape: tuple[int, ...]) ->
         bf = xp.empty(db + 1, dtype=dtype)
         bf[:1] = b0.reshape(1)
         bf[1:] = B.reshape(db)
-        return xp.convolve(af, bf)[1 : m + 1].reshape((m,) + tuple(shape))
+        c = xp.convolve(af, bf)[1 : m + 1]
+        if not bool(xp.isfinite(c).all()):
+            # convolve is no ufunc and reports no floating-point error: the products
+            # again as a ufunc's, so that 0 * inf warns, and their sums as a reduction's
+            p = (af[:, None] * bf[None, :])[:, ::-1]
+            c = xp.stack([p.diagonal(db - k).sum() for k in range(1, m + 1)])
+        return c.reshape((m,) + tuple(shape))
     # one row at a time, into the result and one scratch row: no stacked temporaries
     out = _rows_out((m,) + tuple(shape), dtype, xp)
     tmp = _empty(tuple(shape), dtype, xp)
