@@ -225,7 +225,7 @@ def test_gradient_warnings_name_the_function_written_not_its_derivatives_parts(t
 
 def test_no_warning_of_a_nan_that_no_result_holds() -> None:
     # backprop's third derivative of sqrt at 0 meets inf - inf midway and is inf:
-    # it warned "'+': argument outside the domain; the result is nan"
+    # it warned "'+': inf - inf is undefined; the result is nan"
     res = _last("x = 0; sqrt(x)", method="backprop", order=3)
     assert [float(d) for d in res.derivatives] == [math.inf, -math.inf, math.inf]
     assert res.warnings and not any(w.endswith("is nan") for w in res.warnings)
@@ -376,7 +376,7 @@ def test_taylor_mode_warns_of_the_nan_in_a_product_with_an_infinite_series(order
         res = _last("x = 0\nx*sqrt(x)", method=method, order=order)
         assert res.method == method and float(res.value) == 0.0
         assert math.isnan(float(res.derivatives[0]))
-        assert "'*': argument outside the domain; the result is nan" in res.warnings
+        assert "'*': 0 * inf is undefined; the result is nan" in res.warnings
 
 
 def test_a_large_array_asks_for_more_orders_as_a_number_does() -> None:
@@ -420,3 +420,23 @@ def test_an_infinite_value_names_a_division_only_where_one_was_made():
     assert log0.warnings == ["log: infinite at a singularity; the result is infinite"]
     assert div0.warnings == ["'/': division by zero; the result is infinite"]
     assert pow0.warnings == ["'**': division by zero; the result is infinite"]
+
+
+@pytest.mark.parametrize("text, warning", [
+    ("0/0", "'/': 0/0 or inf/inf is undefined"),
+    ("x = 1e308 * 10; x - x", "'-': inf - inf is undefined"),
+    ("x = 1e308 * 10; 0 * x", "'*': 0 * inf is undefined"),
+    ("x = 1e308 * 10; sin(x)", "sin: undefined where a value is infinite"),
+    # a nan in exp's series, from sqrt's infinite one: exp has no domain to leave
+    ("x = 0; exp(sqrt(x))", "exp: undefined where a value is infinite"),
+    # these have a domain, and left it
+    ("log(-1)", "log: argument outside the domain"),
+    ("acosh(0.5)", "acosh: argument outside the domain"),
+    ("(-8)^(1/3)", "'**': argument outside the domain"),
+])
+def test_a_nan_is_worded_by_how_the_operation_made_it(text, warning) -> None:
+    # every nan said "argument outside the domain", 0/0 and exp's included
+    res = _last(text, order=2)
+    assert res.error is None
+    assert math.isnan(float(res.value)) or math.isnan(float(res.derivatives[-1]))
+    assert f"{warning}; the result is nan" in res.warnings

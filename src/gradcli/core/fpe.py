@@ -12,6 +12,7 @@ has happened.
 from __future__ import annotations
 
 import contextlib
+import functools
 import sys
 import threading
 from collections.abc import Iterator
@@ -33,6 +34,42 @@ _DESCRIPTIONS = {
 
 
 _DIVISIONS = {"'/'", "'**'", "arithmetic"}  # 0**-1 divides too
+
+_UNDEFINED = {
+    "'+'": "inf - inf is undefined",
+    "'-'": "inf - inf is undefined",
+    "'*'": "0 * inf is undefined",
+    "'/'": "0/0 or inf/inf is undefined",
+}
+"""The only ways an arithmetic operation makes a nan: no domain was left."""
+
+_PROBES = (-1e300, -10.0, -1.5, -1.0, -0.5, 0.0, 0.5, 1.0, 1.5, 10.0, 1e300)
+
+
+@functools.cache
+def _total(op: str) -> bool:
+    """Whether ``op`` is a built-in function of one argument that has a value at
+    every real number (exp, sin, tanh: the registry's forward gives no nan at
+    any probe), so that a nan it makes came from an infinity, not its domain."""
+    from . import functions  # noqa: F401 - fills the registry; only when wording a warning
+    from .registry import REGISTRY
+
+    entry = REGISTRY.get(op)
+    if entry is None or entry.kind != "elementwise" or entry.min_args != 1:
+        return False
+    with np.errstate(all="ignore"):
+        values = entry.call(np.array(_PROBES))
+    values = np.asarray(getattr(values, "data", values), dtype=float)
+    return not bool(np.isnan(values).any())
+
+
+def _invalid(op: str) -> str:
+    """The words for a nan that ``op`` made."""
+    if op in _UNDEFINED:
+        return f"{_UNDEFINED[op]}; {NAN_RESULT}"
+    if _total(op):
+        return f"undefined where a value is infinite; {NAN_RESULT}"
+    return _DESCRIPTIONS["invalid"]
 
 
 def op_label(func: Function) -> str:
@@ -75,6 +112,8 @@ def capture_fp_errors() -> Iterator[list[str]]:
         if kind == "divide" and op not in _DIVISIONS:
             # NumPy's flag for log(0) and atanh(1) too, where nothing was divided
             msg = f"{op}: infinite at a singularity; {INF_RESULT}"
+        elif kind == "invalid":
+            msg = f"{op}: {_invalid(op)}"
         else:
             msg = f"{op}: {_DESCRIPTIONS[kind]}"
         with lock:
