@@ -326,6 +326,20 @@ def test_other_tools_names_suggest_ours(text, meant):
     assert err.message.endswith(f"; did you mean {meant}?")
 
 
+@pytest.mark.parametrize(
+    ("text", "kind", "meant"),
+    [("x = 3; x\u00b2", "name", "x^2"), ("t\u00b3 + 1", "name", "t^3"),
+     ("x\u00b9\u2070", "name", "x^10"), ("2\u00d73", "parse", "'*'"),
+     ("6\u00f72", "parse", "'/'"), ("2\u22121", "parse", "'-'"),
+     ("\u221a4", "parse", "sqrt(...)")],
+)
+def test_typeset_maths_suggests_how_to_type_it(text, kind, meant):
+    # x² read as an unknown name and × as a stray character, with no hint
+    err = error(text)
+    assert err.kind == kind
+    assert err.message.endswith(f"; did you mean {meant}?")
+
+
 def test_a_user_name_that_is_another_tools_word_is_the_users():
     assert float(run("PI = 3; PI + 1")[-1].value) == 4
     assert float(run("ln(t) = t + 1; ln(2)")[-1].value) == 3

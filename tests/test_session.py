@@ -122,6 +122,22 @@ def test_an_at_value_too_large_for_float32_warns() -> None:
     assert session.pending_warnings() == []  # each --at value has its own warnings
 
 
+@pytest.mark.parametrize("text, dtype, warned", [
+    ("1e-400", "float64", "the number 1e-400 is too small for floating point; it is 0"),
+    ("3*1e-50", "float32", "the number 1e-50 is too small for float32; it is 0"),
+    ("1e-310", "float64", None),  # subnormal: kept, as Python keeps it
+    ("0.000e-999", "float64", None),  # 0 written as 0
+])
+def test_a_number_too_small_for_the_dtype_warns_that_it_is_0(text, dtype, warned) -> None:
+    # 1e-400 silently became 0
+    res = Session(dtype=dtype).run(text)[-1]
+    assert res.error is None
+    if warned is None:
+        assert res.warnings == []
+    else:
+        assert float(res.value) == 0.0 and warned in res.warnings
+
+
 # --- large arrays: Taylor mode block by block from a graph of the first block ----------
 
 LARGE = "x = linspace(-1.9, 1.9, 2500)\n"

@@ -122,6 +122,8 @@ class Session:
             data = self.xp.asarray(value, dtype=self._dtype)
         if math.isfinite(value) and not bool(self.xp.isfinite(data)):
             self._warnings.append(f"the number {value:g} is too large for {self.dtype}; it is inf")
+        elif value != 0.0 and not bool(data):
+            self._warnings.append(f"the number {value:g} is too small for {self.dtype}; it is 0")
         return Constant(data)
 
     def derivatives(self, y: Variable, x: Variable, order: int) -> list[Any]:

@@ -46,6 +46,25 @@ from .ast import (
 )
 
 CONSTANTS: dict[str, float] = {"pi": math.pi, "e": math.e, "inf": math.inf, "nan": math.nan}
+_SUPERSCRIPTS = str.maketrans("\u2070\u00b9\u00b2\u00b3\u2074\u2075\u2076\u2077\u2078\u2079",
+                              "0123456789")
+
+
+def _nonzero_digits(text: str) -> bool:
+    """Whether a number's digits (before any exponent) are not all 0: 1e-400 is
+    not 0, though float() gives 0."""
+    return any(c in "123456789" for c in text.lower().partition("e")[0])
+
+
+def _power_meant(name: str) -> str | None:
+    """x^2 for a name that ends in superscript digits (x², which reads as one
+    name): a power written as typeset."""
+    base = name.rstrip("\u2070\u00b9\u00b2\u00b3\u2074\u2075\u2076\u2077\u2078\u2079")
+    if base == name:
+        return None
+    return f"{base}^{name[len(base):].translate(_SUPERSCRIPTS)}"
+
+
 CONSTANT_ALIASES = {"π": "pi", "PI": "pi", "Pi": "pi", "Inf": "inf", "NaN": "nan"}
 """Other tools' spellings of the constants, for "did you mean" hints (not names
 of their own: ``PI = 3`` stays the user's)."""
@@ -176,7 +195,7 @@ class Evaluator:
             return UnknownNameError("'ans' has no value yet: it is the last result").at(
                 *_position(node)
             )  # type: ignore[return-value]
-        hint = closest(name, self.known_names(), CONSTANT_ALIASES)
+        hint = _power_meant(name) or closest(name, self.known_names(), CONSTANT_ALIASES)
         suffix = f"; did you mean {hint}?" if hint else ""
         if not hint and what == "name":
             suffix = "; it has no value: " + self.ctx.hints["value"].format(name=name)
@@ -194,11 +213,12 @@ class Evaluator:
 
     def _num(self, node: Num) -> Variable:
         value = float(node.text)
-        if math.isinf(value):
+        if math.isinf(value) or (value == 0.0 and _nonzero_digits(node.text)):
             shown = node.text if len(node.text) <= 24 else (
                 f"{node.text[:12]}... ({len(node.text)} characters)"
             )
-            self.ctx.warn(f"the number {shown} is too large for floating point; it is inf")
+            size, becomes = ("large", "inf") if value else ("small", "0")
+            self.ctx.warn(f"the number {shown} is too {size} for floating point; it is {becomes}")
         return self.ctx.constant(value)
 
     def _name(self, node: Name) -> Variable:

@@ -308,6 +308,15 @@ def get_parser() -> Any:
 # Errors
 
 _DIGITS = frozenset("0123456789.")
+
+LOOKALIKES = {
+    "\u00d7": "'*'", "\u00b7": "'*'", "\u22c5": "'*'", "\u2217": "'*'", "\u2219": "'*'",
+    "\u00f7": "'/'", "\u2215": "'/'",
+    "\u2212": "'-'", "\u2013": "'-'", "\u2014": "'-'",
+    "\u221a": "sqrt(...)",
+}
+"""Characters that typeset maths or word processors put for an operator (x × y,
+a − b, √x), with gradcli's spelling of it, for hints."""
 _CLOSER = {"(": ")", "[": "]"}
 
 
@@ -394,7 +403,9 @@ def _syntax_error(exc: Exception, rt: LarkRuntime, chunk: _Chunk) -> ParseError:
         char = chunk.text[exc.pos_in_stream]
         shown = f"'{char}'" if char.isprintable() else f"U+{ord(char):04X}"
         line, column = _absolute(chunk, exc.line, exc.column)
-        return ParseError(f"unexpected character {shown}", line=line, column=column)
+        meant = LOOKALIKES.get(char)
+        hint = f"; did you mean {meant}?" if meant else ""
+        return ParseError(f"unexpected character {shown}{hint}", line=line, column=column)
     if isinstance(exc, rt.UnexpectedEOF):
         line, column = _end_of(chunk)
         return ParseError("unexpected end of input", line=line, column=column)
