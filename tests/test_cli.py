@@ -111,6 +111,14 @@ def test_a_formula_in_place_of_a_command_is_told_how_to_evaluate_it():
     no_traceback(formula)
 
 
+def test_help_as_a_command_shows_the_help():
+    # `gradcli help` said "No such command 'help'. To evaluate: gradcli eval help"
+    top, command = gradcli_all(("help",), ("help", "plot"))
+    assert top.returncode == command.returncode == 0
+    assert top.stdout == gradcli("--help").stdout and "Commands" in top.stdout
+    assert command.stdout.startswith("Usage: gradcli plot")
+
+
 def test_json_matches_the_spec_example():
     proc = gradcli("eval", "x**4 - 2*x**2", "--at", "x=2", "--order", "2", "--check",
                    "--format", "json")

@@ -839,6 +839,8 @@ def run(argv: list[str] | None = None) -> NoReturn:
     for name in ("stdout", "stderr"):  # closed (`>&-`): write nowhere, quietly
         if getattr(sys, name) is None:
             setattr(sys, name, open(os.devnull, "w"))
+    if args == ["help"] or args[:1] == ["help"] and args[1:] in (["eval"], ["plot"]):
+        args = [*args[1:], "--help"]  # as git's and pip's `help [COMMAND]`
     code: int
     try:
         fast = fast_eval_args(args, _isatty(sys.stdin))
