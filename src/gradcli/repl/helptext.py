@@ -76,6 +76,8 @@ def help_for(name: str, session: Session) -> list[Section]:
         return [("Variable", [(name, format_value(values[name]))])]
     if name in CONSTANTS:
         return [("Constant", [(name, format_value(CONSTANTS[name]))])]
+    if name == "ans":  # no value yet: what the name is for
+        return [("The language", [row for row in LANGUAGE if row[0] == "ans"])]
     known = [*REGISTRY, *SPECIAL_FORMS, *CONSTANTS, *session.functions, *values, *COMMANDS]
     match = closest(name, known, CONSTANT_ALIASES)
     hint = f"; did you mean {match}?" if match else ""
