@@ -266,6 +266,21 @@ def test_table_gradient_and_series():
     assert text.rstrip().endswith("series: 6 + 3*(x - 2)")
 
 
+def test_table_series_is_a_coefficient_column():
+    # --series 3 alone printed a one-row table of order 0, the coefficients nowhere
+    alone = table_text([one("x**3", {"x": "2"}, series=3)], RenderOptions(series=3),
+                       point=2.0).splitlines()
+    assert alone[2] == "| order | coefficient |"
+    assert [line.split("|")[1:3] for line in alone[4:8]] == [
+        [f" {k}     ", f" {c:<11} "] for k, c in enumerate([8, 12, 6, 1])]
+    assert alone[-1] == "series: 8 + 12*(x - 2) + 6*(x - 2)^2 + (x - 2)^3"
+    opts = RenderOptions(series=1, order=2)
+    both = table_text([one("x**3", {"x": "2"}, series=1, order=2)], opts).splitlines()
+    assert both[2] == "| order | value | coefficient |"
+    assert [line.replace(" ", "") for line in both[4:7]] == [
+        "|0|8|8|", "|1|12|12|", "|2|12||"]
+
+
 def test_summaries_show_the_ends_of_each_axis_and_the_size():
     line = np.linspace(0, 1, 100_001)
     assert numbers.format_summary(line) == (

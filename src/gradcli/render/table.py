@@ -8,7 +8,8 @@ milliseconds to import; JSON, plain and CSV never load it).
   input and the point, one row per order (0..N, plus orders 1 and 2 when
   ``--check`` asks for them) with the value, and with ``--check`` the
   central-difference estimate, absolute and relative error and pass/FAIL.
-  A series follows as its polynomial.
+  A series adds its coefficients as a column (in place of the value column
+  when no derivatives were asked for), and its polynomial under the table.
 - ``--grad`` and ``grad(...)``: a table of partial derivatives.
 - Assignments print ``x = 2``, definitions ``defined f(x)``.
 
@@ -129,9 +130,20 @@ class TableRenderer:
         values.update({k: d for k, d in enumerate(res.derivatives or (), start=1)})
         for k, c in checks.items():
             values.setdefault(k, c.autodiff)
+        series = dict(enumerate(res.series or ()))
+        if series:
+            # the coefficients f^(k)(a)/k! beside the derivatives; the value
+            # column only where derivatives were asked for (its c0 is the value)
+            columns.insert(2, "coefficient")
+            if len(values) == 1:
+                columns.pop(1)
         rows = []
-        for k in sorted(values):
-            row: list[Any] = [str(k), self._num(values[k])]
+        for k in sorted(values.keys() | series.keys()):
+            row: list[Any] = [str(k)]
+            if "value" in columns:
+                row.append(self._num(values[k]) if k in values else "")
+            if series:
+                row.append(self._num(series[k]) if k in series else "")
             if checks:
                 c = checks.get(k)
                 if c is None:
