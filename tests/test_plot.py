@@ -71,7 +71,7 @@ def test_order2_dot_is_deterministic_and_counts_its_nodes(session, tmp_path) -> 
     edges = re.findall(r"^([vf]\d+) -> ([vf]\d+)$", text, re.M)
     assert edges and all(a in nodes and b in nodes for a, b in edges)
     labels = list(nodes.values())
-    assert "x" in labels and "d2y" in labels and "Mul" in labels
+    assert "x" in labels and "d2y/dx2" in labels and "Mul" in labels
     assert f"graph: {g.nodes} nodes" in lines[0] and "order-2" in lines[0]
 
 
@@ -221,3 +221,12 @@ def test_a_graph_of_one_node_says_node(tmp_path):
     session.bind_at("x", "1")
     lines = write_graph(session.graph("x"), str(tmp_path / "g.dot"))
     assert lines[0].startswith("graph: 1 node (")
+
+
+def test_a_derivative_is_labelled_apart_from_a_variable_named_y(session) -> None:
+    # the order-1 output was "dy", beside the user's own y
+    session.run("x = 2; y = 3")
+    labels = list(nodes_of(session.graph("x*y", order=1, wrt="x").dot).values())
+    assert "dout/dx" in labels and "y" in labels and "dy" not in labels
+    labels = list(nodes_of(session.graph("x^3", order=1).dot).values())
+    assert "dy/dx" in labels

@@ -594,10 +594,12 @@ class Session:
         with capture_fp_errors() as fp_messages:
             y = ev.eval(node)
             # The output is "y" unless the user has a variable of that name.
-            y.name = y.name or ("out" if "y" in free_names(node) else "y")
+            out = "out" if "y" in free_names(node) else "y"
+            y.name = y.name or out
             if x is not None:
                 y = nested_derivative(y, x, order, PLOT_MAX_NODES)
-                y.name = f"d{order}y" if order > 1 else "dy"
+                n = order if order > 1 else ""
+                y.name = f"d{n}{out}/d{wrt}{n}"  # dy/dx, d2y/dx2
         self._warnings = fp_messages
         # the budget above counts the graphs built on the way; the one drawn counts too
         nodes = count_nodes(y)
