@@ -23,6 +23,8 @@ Exit status: 0 ok, 1 math or evaluation error, 2 usage or parse error,
 ever shows a Python traceback: ``run`` is the one top-level handler.
 """
 
+import errno
+import io
 import os
 import re
 import sys
@@ -779,6 +781,17 @@ def _silence_stdout() -> None:
         pass
 
 
+class _ClosedOutput(io.TextIOBase):
+    """Standard output that the shell closed: a write fails as on any closed
+    file descriptor (and is reported by _cannot_write)."""
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, text: str) -> int:
+        raise OSError(errno.EBADF, os.strerror(errno.EBADF))
+
+
 def _cannot_write(exc: OSError) -> int:
     """Say that the output could not be written (and drop what is left of it): 1."""
     _silence_stdout()
@@ -836,9 +849,10 @@ def _report_click(exc: Exception, args: list[str] | None = None) -> int:
 def run(argv: list[str] | None = None) -> NoReturn:
     """``gradcli``: run a command line; never a traceback, whatever happens."""
     args = sys.argv[1:] if argv is None else list(argv)
-    for name in ("stdout", "stderr"):  # closed (`>&-`): write nowhere, quietly
-        if getattr(sys, name) is None:
-            setattr(sys, name, open(os.devnull, "w"))
+    if sys.stdout is None:  # closed (`>&-`): the output cannot be written, as with echo
+        sys.stdout = _ClosedOutput()
+    if sys.stderr is None:  # nowhere to say anything: say nothing
+        sys.stderr = open(os.devnull, "w")
     if args == ["help"] or args[:1] == ["help"] and args[1:] in (["eval"], ["plot"]):
         args = [*args[1:], "--help"]  # as git's and pip's `help [COMMAND]`
     code: int
