@@ -89,6 +89,18 @@ def test_version_and_help():
     assert "\x1b" not in proc.stdout  # no rich markup when piped
 
 
+def test_help_speaks_of_expressions_not_python_types():
+    # Typer showed "EXPR <list[str]>", "EXPR <str>", "{EXPR}" and "[default: 0; 0<=x<=1000]"
+    evals, plot = gradcli_all(("eval", "--help"), ("plot", "--help"))
+    for proc in (evals, plot):
+        assert proc.returncode == 0
+        assert not re.search(r"<(list\[)?str\]?>|<=x<=|\{EXPR\}", proc.stdout), proc.stdout
+    assert evals.stdout.startswith("Usage: gradcli eval [OPTIONS] [EXPR]...")
+    assert plot.stdout.startswith("Usage: gradcli plot [OPTIONS] EXPR\n")
+    assert re.search(r"\n  EXPR  Statements to run", evals.stdout)
+    assert "[default: 0; 0 to 1000]" in evals.stdout and "[1 to 17]" in evals.stdout
+
+
 def test_bad_option_values_are_worded_plainly():
     method, fraction, high, low = gradcli_all(
         ("eval", "1", "--method", "foo"), ("eval", "1", "--order", "1.5"),

@@ -799,10 +799,30 @@ def _cannot_write(exc: OSError) -> int:
     return 1
 
 
+def _plain_help(command: Any) -> None:
+    """--help in a user's words, not Python's: an argument is EXPR, not
+    ``EXPR <list[str]>`` (usage ``{EXPR}``), and a range reads ``0 to 1000``,
+    not ``0<=x<=1000``. Recent Typers word these in methods of each parameter,
+    overridden here per parameter; a Typer without them keeps its own words."""
+    for sub in getattr(command, "commands", {}).values():
+        for param in sub.params:
+            if hasattr(param, "display_type_rich") and param.param_type_name == "argument":
+                param.display_type_rich = lambda ctx: None
+                name = param.metavar or param.name.upper()
+                many = "..." if param.nargs != 1 else ""
+                param._usage_display_name = (
+                    (lambda n=name, m=many: f"{n}{m}") if param.required
+                    else (lambda n=name, m=many: f"[{n}]{m}"))
+            low, high = getattr(param, "min", None), getattr(param, "max", None)
+            if hasattr(param, "_get_number_range_help_str") and None not in (low, high):
+                param._get_number_range_help_str = lambda lo=low, hi=high: f"{lo} to {hi}"
+
+
 def _run_typer(args: list[str]) -> int:
     import typer
 
     command = typer.main.get_command(__getattr__("app"))
+    _plain_help(command)
     try:
         result = command.main(args=args, prog_name="gradcli", standalone_mode=False)
     except typer.Exit as exc:  # pragma: no cover - standalone_mode=False returns it
