@@ -187,6 +187,15 @@ def test_diff_forms():
     assert float(value("x = 2; diff(diff(x^3, x), x)")) == 12  # nested
 
 
+def test_diff_by_a_bound_variable_takes_taylor_mode_to_any_order():
+    # with x bound, diff(expr, x, n) went through nested backprop: order 300 of sin
+    # stopped at 272 (graph limit), order 9 of exp(sin(x))*log(1+x^2) took 5 s
+    assert float(value("x = 1; diff(sin(x), x, 300)")) == pytest.approx(math.sin(1), rel=1e-13)
+    assert float(value("x = 1; diff(sin(x), x, 301)")) == pytest.approx(math.cos(1), rel=1e-13)
+    ninth = value("x = 1; diff(exp(sin(x))*log(1+x^2), x, 9)")
+    assert float(ninth) == pytest.approx(-2264.19363055161848056, rel=1e-11)  # mpmath, 30 digits
+
+
 def test_grad_is_a_mapping_of_partial_derivatives():
     res = last("x = 2; y = 3; grad(x*y + sin(x))")
     assert res.kind == "grad"

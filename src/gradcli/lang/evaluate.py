@@ -472,7 +472,7 @@ class Evaluator:
         """
         if order == 0:
             return y
-        if self.diff_depth > 0 or self.keep_graph or x.creator is not None:
+        if self.diff_depth > 0 or self.keep_graph:
             # one budget for the statement: each diff of a nested diff starts from a
             # graph about 3 times the last, so it is the total that grows
             left = BACKPROP_MAX_NODES - self.nodes_spent
