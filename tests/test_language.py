@@ -210,8 +210,12 @@ def test_ans_after_grad_is_what_it_printed():
     # it was the value of the expression, which grad(...) does not print
     assert float(value("x = 5; grad(x^2); ans")) == 10
     assert value("x = 2; y = 3; grad(x*y, y, x); ans").tolist() == [2, 3]
-    # partials of different shapes make no one value: ans stays as it was
-    assert float(value("x = [1, 2]; y = 3; 7; grad(sum(x)*y); ans")) == 7
+    # partials of different shapes make no one value: ans has none, and says why
+    # (it stayed 7, read as the gradient's)
+    err = error("x = [1, 2]; y = 3; 7; grad(sum(x)*y); ans")
+    assert err.message == ("'ans' has no value: the last result is a gradient whose "
+                           "partial derivatives differ in shape")
+    assert float(value("x = [1, 2]; y = 3; grad(sum(x)*y); 7; ans")) == 7
 
 
 def test_definitions_and_primes():

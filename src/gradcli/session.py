@@ -113,6 +113,7 @@ class Session:
         self.xp = backend.xp_for(device)  # a DeviceError when no GPU is there
         self._dtype = DTYPES[dtype]
         self._warnings: list[str] = []
+        self.no_ans: str | None = None  # why ans has no value, when a result left none
         self._last_method: str | None = None
 
     # --- what the evaluator needs ---------------------------------------------
@@ -293,6 +294,7 @@ class Session:
             res.gradient = {n: _host(g.data) for n, g in zip(leaves, gs)}
         # last: --check evaluates the expression again, and its ans is the one before
         self.values["ans"] = y.data
+        self.no_ans = None
 
     def _not_differentiated(self, node: Any, options: EvalOptions) -> frozenset[str]:
         """The bound names derivatives by one variable will not be taken by: read
@@ -460,10 +462,14 @@ class Session:
         gs = [g.data for g in core_grad(y, list(leaves.values()))] if leaves else []
         # ans is what was printed: the partial derivative, or the gradient vector
         # of several of one shape (of different shapes there is no one value)
+        self.no_ans = None
         if len(gs) == 1:
             self.values["ans"] = gs[0]
         elif len({g.shape for g in gs}) == 1:
             self.values["ans"] = self.xp.stack(gs)
+        else:  # a stale ans would be read as this result
+            self.values.pop("ans", None)
+            self.no_ans = "the last result is a gradient whose partial derivatives differ in shape"
         return {n: _host(g) for n, g in zip(leaves, gs)}
 
     # --- --check ---------------------------------------------------------------------
@@ -619,6 +625,7 @@ class Session:
 
     def clear(self) -> None:
         self.values.clear()
+        self.no_ans = None
         self.functions.clear()
         self.at.clear()
 

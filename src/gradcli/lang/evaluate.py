@@ -192,7 +192,10 @@ class Evaluator:
 
     def _unknown(self, name: str, node: Any, what: str = "name") -> UnknownNameError:
         if name == "ans":
-            return UnknownNameError("'ans' has no value yet: it is the last result").at(
+            why = getattr(self.ctx, "no_ans", None)
+            message = f"'ans' has no value: {why}" if why else \
+                "'ans' has no value yet: it is the last result"
+            return UnknownNameError(message).at(
                 *_position(node)
             )  # type: ignore[return-value]
         hint = _power_meant(name) or closest(name, self.known_names(), CONSTANT_ALIASES)
