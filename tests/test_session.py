@@ -456,3 +456,13 @@ def test_a_nan_is_worded_by_how_the_operation_made_it(text, warning) -> None:
     assert res.error is None
     assert math.isnan(float(res.value)) or math.isnan(float(res.derivatives[-1]))
     assert f"{warning}; the result is nan" in res.warnings
+
+
+def test_a_result_is_at_the_value_it_was_computed_at_after_a_rebinding() -> None:
+    # --at x=2, then x = 5: x^2 is 25, and its "at" (the table's title) said x = 2
+    session = Session()
+    session.bind_at("x", "2")
+    session.bind_at("y", "3")
+    first, rebind, after = session.run("x^2; x = 5; x^2*y", EvalOptions(order=1, wrt="x"))
+    assert first.at == {"x": 2.0, "y": 3.0} and rebind.at == first.at
+    assert float(after.value) == 75 and after.at == {"x": 5.0, "y": 3.0}

@@ -211,6 +211,8 @@ class Session:
             value = Evaluator(self).eval(node.value)
             self.values[node.name] = value.data
             res.kind, res.name, res.value = "assign", node.name, _host(value.data)
+            if node.name in self.at:  # rebound: later results are not at the --at value
+                self.at[node.name] = res.value
             return
         if isinstance(node, ast.Define):
             self._check_bindable(node.name, node)
