@@ -514,3 +514,21 @@ def test_piped_commands_errors_and_warnings_name_their_line(tmp_path) -> None:
     assert err[2].startswith("error: unknown name 'nosuch'") and "(line 5, column" in err[2]
     assert err[-1] == "warning: sqrt: argument outside the domain; the result is nan (line 6)"
     assert done.returncode == 2
+
+
+def test_a_narrow_terminal_folds_table_cells_and_keeps_every_digit() -> None:
+    # a 50-column :check showed "-0.4161468365471…" and "2.9e…" (e-12 or e+3?)
+    from gradcli.repl.display import Row
+
+    out = io.StringIO()
+    display = RichDisplay(Console(file=out, width=50, color_system=None, force_terminal=False))
+    display.check("sin(x)", "x", [Row(order=2, autodiff=-0.9092974268256817,
+                                      numerical=-0.9092974265397255, abs_error=2.859562e-10,
+                                      rel_error=3.1447737e-10, ok=True)])
+    text = out.getvalue()
+    assert "\u2026" not in text
+    body = text.split("\u2529\n")[1].splitlines()  # the row's lines, below ┡━╇━┩
+    columns = ["".join(parts) for parts in zip(*(
+        [c.strip() for c in line.split("\u2502")[1:-1]] for line in body if "\u2502" in line))]
+    assert columns == ["2", "-0.9092974268256817", "-0.9092974265397255", "2.86e-10",
+                       "3.14e-10", "pass"]

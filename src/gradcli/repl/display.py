@@ -156,7 +156,10 @@ class RichDisplay:
 
         table = Table(title=title, title_justify="left", title_style="bold")
         for i, c in enumerate(columns):
-            table.add_column(c, justify="right" if i and c != "ok" else "left")
+            # a cell too wide for the terminal folds onto more lines: rich's "…"
+            # would cut a number's digits (and an exponent) away
+            table.add_column(c, justify="right" if i and c != "ok" else "left",
+                             overflow="fold")
         return table
 
     def _print(self, obj: Any, style: str | None = None) -> None:
