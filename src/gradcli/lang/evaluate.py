@@ -46,8 +46,8 @@ from .ast import (
 )
 
 CONSTANTS: dict[str, float] = {"pi": math.pi, "e": math.e, "inf": math.inf, "nan": math.nan}
-_SUPERSCRIPTS = str.maketrans("\u2070\u00b9\u00b2\u00b3\u2074\u2075\u2076\u2077\u2078\u2079",
-                              "0123456789")
+_SUPERSCRIPT_DIGITS = "\u2070\u00b9\u00b2\u00b3\u2074\u2075\u2076\u2077\u2078\u2079"  # ⁰..⁹
+_SUPERSCRIPTS = str.maketrans(_SUPERSCRIPT_DIGITS, "0123456789")
 
 
 def _nonzero_digits(text: str) -> bool:
@@ -59,7 +59,7 @@ def _nonzero_digits(text: str) -> bool:
 def _power_meant(name: str) -> str | None:
     """x^2 for a name that ends in superscript digits (x², which reads as one
     name): a power written as typeset."""
-    base = name.rstrip("\u2070\u00b9\u00b2\u00b3\u2074\u2075\u2076\u2077\u2078\u2079")
+    base = name.rstrip(_SUPERSCRIPT_DIGITS)
     if base == name:
         return None
     return f"{base}^{name[len(base):].translate(_SUPERSCRIPTS)}"
