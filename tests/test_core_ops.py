@@ -357,6 +357,21 @@ def test_size_limit() -> None:
         F.broadcast_to(Variable(np.ones(1)), (MAX_ELEMENTS + 1,))
 
 
+@pytest.mark.parametrize("shape, text", [
+    ((10**300,), "shape (1e+300,) has about 1e+300 elements"),
+    ((10**200, 10**200), "shape (1e+200, 1e+200) has about 1e+400 elements"),
+    ((123556789012345678, 2), "shape (1.24e+17, 2) has about 2.47e+17 elements"),
+    ((10**10,), "shape (10000000000,) has 10,000,000,000 elements"),
+])
+def test_a_huge_shape_is_told_in_a_few_digits(shape, text) -> None:
+    from gradcli.core.ops import check_size
+
+    with pytest.raises(LimitError) as info:
+        check_size(shape, "zeros")
+    assert text in str(info.value)
+    assert len(str(info.value)) < 120
+
+
 # --- reshape / transpose / sum (steps 37-39) ---------------------------------------------
 
 

@@ -35,9 +35,30 @@ def check_size(shape: tuple[int, ...], what: str) -> None:
         size *= n
     if size > MAX_ELEMENTS:
         raise LimitError(
-            f"{what}: result of shape {shape} has {size:,} elements; "
+            f"{what}: result of shape {_count_text(shape)} has {_count(size)} elements; "
             f"the limit is {MAX_ELEMENTS:,}"
         )
+
+
+def _big(n: int) -> str:
+    """A huge integer to 3 digits (zeros(1e300) would print 301 of them); as a
+    Decimal: float() fails past 1e308."""
+    from decimal import Decimal  # an error message's business only
+
+    mantissa, _, exponent = f"{Decimal(n):.2e}".partition("e")
+    mantissa = mantissa.rstrip("0").rstrip(".")
+    return f"{mantissa}e{exponent}"
+
+
+def _count(n: int) -> str:
+    return f"{n:,}" if n < 10**15 else f"about {_big(n)}"
+
+
+def _count_text(shape: tuple[int, ...]) -> str:
+    if all(n < 10**15 for n in shape):
+        return str(shape)
+    dims = ", ".join(str(n) if n < 10**15 else _big(n) for n in shape)
+    return f"({dims},)" if len(shape) == 1 else f"({dims})"
 
 
 _const_tables: dict[Any, dict[Any, Constant]] = {}
