@@ -458,6 +458,20 @@ def test_a_nan_is_worded_by_how_the_operation_made_it(text, warning) -> None:
     assert f"{warning}; the result is nan" in res.warnings
 
 
+@pytest.mark.parametrize("text, warning", [
+    ("linspace(0, inf, 3)", "linspace: an infinite end leaves points undefined; the result is nan"),
+    ("mean([inf, -inf])", "mean: inf - inf is undefined; the result is nan"),
+    ("mean(linspace(1e308, 1e308, 3))", "mean: overflow; the result is infinite"),
+    # the user's own operation in an argument is still named as the user wrote it
+    ("mean([1e308] * 10)", "'*': overflow; the result is infinite"),
+])
+def test_a_built_in_made_of_operations_warns_by_its_own_name(text, warning) -> None:
+    # linspace's nan was "'*': 0 * inf is undefined", mean's overflow "sum: overflow"
+    res = _last(text)
+    assert res.error is None
+    assert res.warnings == [warning]
+
+
 def test_a_result_is_at_the_value_it_was_computed_at_after_a_rebinding() -> None:
     # --at x=2, then x = 5: x^2 is 25, and its "at" (the table's title) said x = 2
     session = Session()

@@ -40,8 +40,11 @@ _UNDEFINED = {
     "'-'": "inf - inf is undefined",
     "'*'": "0 * inf is undefined",
     "'/'": "0/0 or inf/inf is undefined",
+    "mean": "inf - inf is undefined",
+    "linspace": "an infinite end leaves points undefined",
 }
-"""The only ways an arithmetic operation makes a nan: no domain was left."""
+"""The only ways an arithmetic operation (or a built-in made of them) makes a
+nan: no domain was left."""
 
 _PROBES = (-1e300, -10.0, -1.5, -1.0, -0.5, 0.0, 0.5, 1.0, 1.5, 10.0, 1e300)
 
@@ -79,22 +82,26 @@ def op_label(func: Function) -> str:
 
 def _current_op() -> str:
     """The outermost Function on the stack inside the innermost frame that names
-    an operation (``fpe_op``), or that name. A forward pass has one Function
-    on the stack; a backward pass has the Function being differentiated
-    outside the operations its derivative is made of, and the user wrote that
-    one: asin's derivative failing in its ``**`` is asin's warning."""
+    an operation (``fpe_op``), or that name; but a built-in made of Functions
+    (linspace, mean: a frame further out naming itself ``fpe_builtin``) is the
+    user's operation, and its own."""
     frame = sys._getframe(2)
-    label = None
+    label = found = None
     while frame is not None:
         local = frame.f_locals
-        named = local.get("fpe_op")
-        if isinstance(named, str):
-            return label or named
-        owner = local.get("self")
-        if isinstance(owner, Function):
-            label = op_label(owner)
+        builtin = local.get("fpe_builtin")
+        if isinstance(builtin, str):
+            return builtin
+        if found is None:
+            named = local.get("fpe_op")
+            if isinstance(named, str):
+                found = label or named
+            else:
+                owner = local.get("self")
+                if isinstance(owner, Function):
+                    label = op_label(owner)
         frame = frame.f_back
-    return label or "arithmetic"
+    return found or label or "arithmetic"
 
 
 @contextlib.contextmanager

@@ -271,6 +271,7 @@ def linspace(a: Any, b: Any, n: Any) -> Variable:
     check_size((count,), "linspace")
     xp = get_array_module(a.data)
     t = Constant(xp.linspace(0.0, 1.0, count, dtype=_dtype_of(a, b)))
+    fpe_builtin = "linspace"  # noqa: F841 - read by fpe.py: linspace(0, inf, 3) warns as linspace
     return a + (b - a) * t
 
 

@@ -792,6 +792,7 @@ def min(x: Any, axis: Any = None, keepdims: bool = False) -> Variable:
 
 def mean(x: Any, axis: Any = None, keepdims: bool = False) -> Variable:
     x = as_variable(x)
+    fpe_builtin = "mean"  # noqa: F841 - read by fpe.py: an overflow in its sum is mean's
     y = sum(x, axis, keepdims)
     n = x.size // builtins.max(y.size, 1)
     if n == 0 and y.size:  # as max and min; NumPy says nan with a RuntimeWarning
