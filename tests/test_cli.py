@@ -123,6 +123,21 @@ def test_a_formula_in_place_of_a_command_is_told_how_to_evaluate_it():
     no_traceback(formula)
 
 
+def test_a_formula_with_a_leading_minus_in_place_of_a_command_is_told_about_dashes():
+    minus, dashes, version, typo = gradcli_all(
+        ("-x**2", "--at", "x=2"), ("--", "-sin(x)"), ("--version", "extra"), ("--fromat", "json"))
+    assert {p.returncode for p in (minus, dashes, version, typo)} == {2}
+    hint = "To evaluate an expression that starts with '-': gradcli eval [OPTIONS] -- "
+    assert f"No such option: -x. {hint}'-x**2'" in minus.stderr
+    assert f"{hint}'-sin(x)'" in dashes.stderr
+    # an option's word after a top-level option is no formula: it said "gradcli eval
+    # --version extra", and a mistyped long option is no formula either
+    assert "No such command 'extra'." in version.stderr and "To evaluate" not in version.stderr
+    assert "To evaluate" not in typo.stderr
+    for p in (minus, dashes, version, typo):
+        no_traceback(p)
+
+
 def test_help_as_a_command_shows_the_help():
     # `gradcli help` said "No such command 'help'. To evaluate: gradcli eval help"
     top, command = gradcli_all(("help",), ("help", "plot"))

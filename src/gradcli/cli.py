@@ -851,13 +851,23 @@ def _report_click(exc: Exception, args: list[str] | None = None) -> int:
         # Typer's validation speaks its library's words; a user reads these
         for pattern, words in _VALIDATION_WORDS:
             exc.message = pattern.sub(words, exc.message, count=1)
-        if isinstance(exc, _click.exceptions.UsageError) and exc.ctx is not None \
-                and exc.ctx.parent is None and exc.message.startswith("No such command") \
-                and "Did you mean" not in exc.message and args:
+        top = isinstance(exc, _click.exceptions.UsageError) and exc.ctx is not None \
+            and exc.ctx.parent is None and bool(args)
+        if top and exc.message.startswith("No such command") \
+                and "Did you mean" not in exc.message and not args[0].startswith("-"):
             # qalc's users type the formula straight after the program's name
             import shlex  # noqa: PLC0415
 
             exc.message += f" To evaluate an expression: gradcli eval {shlex.join(args)}"
+        elif top and isinstance(exc, _click.exceptions.NoSuchOption) \
+                and not exc.option_name.startswith("--"):
+            # `gradcli -x^2` or `gradcli -- -x`: a formula that starts with a minus
+            # (Click names only its first letter, -x)
+            import shlex  # noqa: PLC0415
+
+            word = next((a for a in args if a.startswith(exc.option_name)), exc.option_name)
+            exc.message += (". To evaluate an expression that starts with '-': "
+                            f"gradcli eval [OPTIONS] -- {shlex.quote(word)}")
         exc.show()
         return int(exc.exit_code)
     if isinstance(exc, typer.Abort):
