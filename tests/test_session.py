@@ -364,6 +364,17 @@ def test_backprop_by_one_variable_reads_the_others_as_constants() -> None:
     assert {k: float(v) for k, v in res.gradient.items()} == {"x": 9.0, "y": 12.0}
 
 
+def test_a_gradient_lists_the_variables_as_they_first_appear() -> None:
+    # README: the expression's order, whatever the order of the bindings
+    session = Session()
+    for name, value in (("z", "3"), ("x", "1"), ("y", "2")):
+        session.bind_at(name, value)
+    res = session.run("y*x + z", EvalOptions(grad=True))[-1]
+    assert list(res.gradient) == ["y", "x", "z"]
+    named = session.run("grad(y*x + z, z, x)")[-1]
+    assert list(named.value) == ["z", "x"]
+
+
 @pytest.mark.parametrize("text, order, want, warned", [
     # the base's series at order 3 stops short of what (x^4)^0.5 = x^2 needs: the
     # session asks for more orders rather than print nan
