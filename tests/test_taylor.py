@@ -560,6 +560,42 @@ def test_orders_a_lower_order_holds_are_the_same_past_factorial_order(shape, mon
             assert float(at[2][-1]) == float(low[2][0])
 
 
+def _inverse_square_derivatives(a: str, n: int) -> list:
+    """d^k/dx^k 1/(1+x^2) at a, k = 0..n: (-1)^k k! sin((k+1) acot a) / (1+a^2)^((k+1)/2)."""
+    mpmath.mp.dps = 40
+    x = mpmath.mpf(a)
+    return [(-1) ** k * mpmath.factorial(k) * mpmath.sin((k + 1) * mpmath.acot(x))
+            / (1 + x**2) ** (mpmath.mpf(k + 1) / 2) for k in range(n + 1)]
+
+
+def _assert_signed(got, true) -> None:
+    got = np.asarray(got).reshape(-1)
+    if abs(true) < 1.7e308:
+        np.testing.assert_allclose(got, float(true), rtol=1e-12)
+    else:
+        assert np.all(got == (math.inf if true > 0 else -math.inf)), (got, true)
+
+
+def test_a_derivative_beyond_float64_is_its_signed_infinity(monkeypatch):
+    # 1/(1+x^2) at 0.7 is past float64 from order 178: to order 1000 (400 block by
+    # block) orders 171 on were nan, "0/0 or inf/inf is undefined"
+    true = _inverse_square_derivatives("0.7", 1000)
+    for x, n in ((Variable(np.array(0.7)), 1000), (Variable(np.array([0.7, 0.7])), 400)):
+        with capture_fp_errors() as messages:
+            d = taylor_derivatives(1 / (1 + x**2), x, n)
+        assert messages == ["derivative: overflow; the result is infinite"]
+        for k in (*range(171, 200), n - 1, n):
+            _assert_signed(d[k], true[k])
+    small_blocks(monkeypatch)
+    xs = np.full(2048, 0.7)
+    x = Variable(T.sample(xs))
+    with capture_fp_errors() as messages:
+        at = T.taylor_derivatives_at(1 / (1 + x**2), x, xs, 400)
+    assert messages == ["derivative: overflow; the result is infinite"]
+    for k in (171, 176, 177, 399, 400):
+        _assert_signed(at[k], true[k])
+
+
 def test_float32_stays_float32():
     x = Variable(np.array([0.5, 0.7], dtype=np.float32))
     d = taylor_derivatives(F.tanh(x) * F.exp(x), x, 4)

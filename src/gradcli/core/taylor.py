@@ -83,9 +83,10 @@ _FACT_PY = [float(math.factorial(k)) for k in range(FACTORIAL_ORDER + 1)]
 _FACT = np.array(_FACT_PY)
 
 
-def _scaled(run: Callable[[float, int], Any], n: int, derivatives: bool) -> Any:
-    """run(s, m): derivatives to order m from the series of y(x0 + s t), whose
-    coefficients are c_k s^k, each times k! / s^k (see _derivative_factors).
+def _scaled(run: Callable[[float, int, bool], Any], n: int, derivatives: bool) -> Any:
+    """run(s, m, True): derivatives to order m from the series of y(x0 + s t),
+    whose coefficients are c_k s^k, each times k! / s^k (see
+    _derivative_factors); run(1, m, False): the coefficients c_k themselves.
 
     To order FACTORIAL_ORDER s is 1. Past it k! overflows, and s keeps k! / s^k
     and c_k s^k within float64 where the derivative itself is: first s = n/e,
@@ -93,38 +94,64 @@ def _scaled(run: Callable[[float, int], Any], n: int, derivatives: bool) -> Any:
     derivative of sin: c_k ~ 1/k! underflows past order 180); where that leaves
     a derivative infinite or nan (c_k s^k of a function with a finite radius of
     convergence overflowed midway), the smallest s that keeps k! / s^k finite,
-    for those elements. The first pass's floating-point errors are not
-    reported: the second's are, or there were none that mattered. Orders to
+    for those elements; where that fails too, k! c_k by mantissas and exponents
+    (_by_exponents): the derivative is then beyond float64 (the 171st of
+    1/(1+x^2) at 0.7 is about -3e309), its signed infinity, with an overflow
+    warning. Only the last pass's floating-point errors are reported. Orders to
     FACTORIAL_ORDER are then those of s = 1 wherever finite: s's roundings made
     the second derivative of x^2 2.0000000000000004 (a pass to order 170 costs
     a few percent of one to order 1000).
     """
     if not derivatives or n < UNDERFLOW_ORDER:
-        return run(1.0, n)
+        return run(1.0, n, derivatives)
     if n <= FACTORIAL_ORDER:
-        exact = run(1.0, n)
+        exact = run(1.0, n, True)
         if exact is None:
             return None
         under = _underflowed(exact)
         if not bool(under.any()):
             return exact
         with np.errstate(all="ignore"):
-            wide = run(n / math.e, n)
+            wide = run(n / math.e, n, True)
         xp = get_array_module(exact)
         return xp.where(under & xp.isfinite(wide), wide, exact)
     with np.errstate(all="ignore"):
-        wide = run(n / math.e, n)
+        wide = run(n / math.e, n, True)
     if wide is None:
         return None
     xp = get_array_module(wide)
     finite = xp.isfinite(wide)
     if not bool(finite.all()):
-        wide = xp.where(finite, wide, run(math.exp((math.lgamma(n + 1) - 700.0) / n), n))
+        with np.errstate(all="ignore"):
+            wide = xp.where(finite, wide,
+                            run(math.exp((math.lgamma(n + 1) - 700.0) / n), n, True))
+        finite = xp.isfinite(wide)
+    if not bool(finite.all()):
+        wide = xp.where(finite, wide, _by_exponents(run(1.0, n, False)))
     with np.errstate(all="ignore"):  # the passes above reported what matters
-        exact = run(1.0, FACTORIAL_ORDER)
+        exact = run(1.0, FACTORIAL_ORDER, True)
     low = wide[:FACTORIAL_ORDER]
     low[...] = xp.where(xp.isfinite(exact) & ~_underflowed(exact), exact, low)
     return wide
+
+
+def _by_exponents(coef: Any) -> Any:
+    """k! c_k for rows c_1..c_n, multiplied as mantissas and exponents (past
+    order 170 k! is no float64): a product beyond float64 is its signed
+    infinity, with an overflow warning that names the derivative."""
+    fpe_op = "derivative"  # noqa: F841 - read by fpe.py
+    xp = get_array_module(coef)
+    mantissas, exponents, f = [], [], 1
+    for k in range(1, coef.shape[0] + 1):
+        f *= k
+        bits = f.bit_length()
+        mantissas.append(f / (1 << bits))  # k! = m 2^bits, m in [0.5, 1): exactly rounded
+        exponents.append(bits)
+    m, e = xp.frexp(coef)
+    ndim = coef.ndim - 1
+    m *= _col(mantissas, ndim, xp, m.dtype)
+    e += _col(exponents, ndim, xp, e.dtype)
+    return xp.ldexp(m, e)
 
 
 UNDERFLOW_ORDER = 60
@@ -1709,8 +1736,7 @@ def _coefficients(y: Variable, x: Variable, order: int, derivatives: bool = Fals
         return None
     if order == 0:  # no rule is asked for nothing (some wrote coefficient 1 regardless)
         return get_array_module(x0).empty((0,) + x0.shape, dtype=_dtype(y.data))
-    return _scaled(lambda s, n: _coefficients_at(plan, y, n, derivatives, s), order,
-                   derivatives)
+    return _scaled(lambda s, n, d: _coefficients_at(plan, y, n, d, s), order, derivatives)
 
 
 def _coefficients_at(plan: _Plan, y: Variable, n: int, derivatives: bool, s: float) -> Any:
@@ -1952,9 +1978,9 @@ def taylor_derivatives_at(y: Variable, x: Variable, values: Any,
     rdtype = np.result_type(_dtype(y.data), _dtype(values))
     value = None
 
-    def run(s: float, n: int) -> Any:
+    def run(s: float, n: int, derivatives: bool) -> Any:
         nonlocal value
-        value, coef = _coefficients_blockwise(plan, n, True, rdtype, s, values)
+        value, coef = _coefficients_blockwise(plan, n, derivatives, rdtype, s, values)
         return coef
 
     coef = _scaled(run, order, True)
