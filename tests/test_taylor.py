@@ -596,6 +596,35 @@ def test_a_derivative_beyond_float64_is_its_signed_infinity(monkeypatch):
         _assert_signed(at[k], true[k])
 
 
+@pytest.mark.parametrize("dtype, scale, a, n", [
+    (np.float32, 1.0, -60.0, 20),   # exp(-60) = 8.8e-27: c_20 = 3.6e-45, below float32's normals
+    (np.float32, 1.0, 1.0, 40),     # c_39 = e/39! = 1.3e-46: orders 38-40 were 0
+    (np.float64, 1e-290, 0.0, 40),  # c_40 = 1.2e-338: orders 38-40 were 0
+    (np.float64, 1.0, -700.0, 25),  # orders 21 on were 0
+])
+def test_a_derivative_whose_coefficient_underflows_keeps_its_digits(dtype, scale, a, n):
+    # the rescaled series was taken only past order 60, tuned to float64's range:
+    # below it such derivatives came out 0 or short of digits, silently
+    rtol = 1e-5 if dtype == np.float32 else 1e-12
+    true = scale * math.exp(a)
+    for xs in (np.array(a, dtype=dtype), np.full(3, a, dtype=dtype)):
+        x = Variable(xs)
+        d = taylor_derivatives(F.exp(x) * scale if scale != 1.0 else F.exp(x), x, n)
+        for k in range(n + 1):
+            np.testing.assert_allclose(np.asarray(d[k], dtype=float), true, rtol=rtol,
+                                       err_msg=f"order {k}")
+
+
+def test_exact_zeros_of_a_polynomial_are_not_taken_for_underflow(monkeypatch):
+    # a zero coefficient with no subnormal one beside it is exact: no rescaled pass
+    calls = []
+    real = T._coefficients_at
+    monkeypatch.setattr(T, "_coefficients_at", lambda *a: calls.append(a[-1]) or real(*a))
+    x = Variable(np.array(0.7))
+    d = taylor_derivatives(x**4 - 2 * x**2, x, 12)
+    assert [float(v) for v in d[5:]] == [0.0] * 8 and calls == [1.0]
+
+
 def test_float32_stays_float32():
     x = Variable(np.array([0.5, 0.7], dtype=np.float32))
     d = taylor_derivatives(F.tanh(x) * F.exp(x), x, 4)

@@ -102,14 +102,16 @@ def _scaled(run: Callable[[float, int, bool], Any], n: int, derivatives: bool) -
     the second derivative of x^2 2.0000000000000004 (a pass to order 170 costs
     a few percent of one to order 1000).
     """
-    if not derivatives or n < UNDERFLOW_ORDER:
-        return run(1.0, n, derivatives)
+    if not derivatives:
+        return run(1.0, n, False)
     if n <= FACTORIAL_ORDER:
         exact = run(1.0, n, True)
-        if exact is None:
-            return None
+        if exact is None or n < UNDERFLOW_ORDER and exact[0].size > 1:
+            return exact
         under = _underflowed(exact)
-        if not bool(under.any()):
+        if not bool((under & (exact != 0)).any()):
+            # no coefficient short of digits: its zeros are exact (x^4 past order 4),
+            # since a shrinking series passes through the subnormals before 0
             return exact
         with np.errstate(all="ignore"):
             wide = run(n / math.e, n, True)
@@ -154,12 +156,17 @@ def _by_exponents(coef: Any) -> Any:
     return xp.ldexp(m, e)
 
 
-UNDERFLOW_ORDER = 60
-"""From this order on (k! > 8e81) a derivative well within float64 can have a
-Taylor coefficient f^(k)(a)/k! below the smallest normal number, lost or
-short of digits: the 130th derivative of exp(x/10), 1e-130, has c_k = 1.5e-350.
+UNDERFLOW_ORDER = 8
+"""From this order on (k! > 4e4) an array's derivatives are checked for a
+Taylor coefficient f^(k)(a)/k! below the smallest normal number, lost or short
+of digits, though the derivative is not (one point's always are, at the cost of
+a comparison): in float64 the 130th derivative of exp(x/10), 1e-130, has c_k =
+1.5e-350, and the 40th of exp(x)*1e-290 c_k = 1e-338; in float32, whose
+numbers end at 1.2e-38, the 20th of exp(x) at -60, 8.8e-27, has c_k = 3.6e-45.
 Where the series at s = 1 gave such a coefficient, _scaled takes the scaled
-series' derivative instead (0 too where the derivative is)."""
+series' derivative instead (0 too where the derivative is). Below this order an
+array's check would cost a pass over its result that the arithmetic hardly
+exceeds, for derivatives within a factor 40,320 of the smallest normal number."""
 
 
 def _underflowed(d: Any) -> Any:
