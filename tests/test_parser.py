@@ -411,8 +411,27 @@ def test_finding_unclosed_brackets_parses_the_text_again_within_a_budget(monkeyp
     text = "".join(f"a{i} = ({i}\n" for i in range(40)) + "z = 1\n"
     assert sum(isinstance(r, BadStatement) for r in parse_each(text)) == 40
     monkeypatch.setattr(parser_module, "RECOVERY_BUDGET", len(text) * 5)
-    results = parse_each(text)  # past the budget: the one error of the whole, as before
-    assert len(results) == 1 and "a product needs" in results[0].error.message
+    results = parse_each(text)  # past the budget: the rest is one error, as a whole
+    assert 1 < len(results) < 10 and all(isinstance(r, BadStatement) for r in results)
+    assert results[-1].source.endswith("a39 = (39\nz = 1")
+    assert "a product needs" in results[-1].error.message
+
+
+def test_a_bracket_closed_nowhere_after_it_costs_only_its_line() -> None:
+    # the parser tripped mid-line later ('=' of x = 2) and every line after the
+    # bracket went into its one error; or a line ('3') went with the bracket's
+    for text, sources in [
+        ("y = sin(\nx = 2\nx^2\n7", ["x = 2", "x^2", "7"]),
+        ("sin(\n3\n4", ["3", "4"]),
+        ("sin(\n\n3", ["3"]),
+        ("f(1) + g(\n2", ["2"]),
+    ]:
+        bad, *rest = parse_each(text)
+        assert isinstance(bad, BadStatement) and bad.error.message == "'(' was never closed"
+        assert bad.error.line == text[:text.index("(\n")].count("\n") + 1
+        assert [r.source for r in rest] == sources
+        assert all(isinstance(r, Statement) for r in rest)
+        assert [r.line for r in rest][-1] == text.count("\n") + 1
 
 
 @pytest.mark.parametrize("text", ["y = (1 +\n  * 2)\nz = 3", "f(x,\n)", "(1 +\n  2 2)"])

@@ -554,19 +554,33 @@ def _unclosed_and_the_rest(chunk: _Chunk, error: GradcliError,
     if type(error) is not ParseError or error.line is None or error.line <= chunk.line:
         return []
     lines = chunk.text.split("\n")
+    never = _first_unclosed(lines)
+    if never is not None and never[0] < len(lines) - 1:
+        # closed nowhere after it (the chunk ran to the end of the text): its
+        # line is the statement that failed, whatever the parser tripped on later
+        return _unclosed_head(chunk, lines, never, never[0] + 1, budget)
     k = error.line - chunk.line  # the failing line, within the chunk
     if k >= len(lines) or error.column != len(lines[k]) - len(lines[k].lstrip()) + 1:
         return []
     opener = _first_unclosed(lines[:k])
     if opener is None:
         return []
-    rest_text = "\n" * (error.line - 1) + "\n".join(lines[k:])
+    return _unclosed_head(chunk, lines, opener, k, budget, strict=True)
+
+
+def _unclosed_head(chunk: _Chunk, lines: list[str], opener: tuple[int, int, str], k: int,
+                   budget: list[int], strict: bool = False) -> list[Statement | BadStatement]:
+    """The chunk's lines before ``k`` as one statement that failed at the
+    ``opener`` it leaves unclosed, then the lines from ``k`` on parsed as
+    statements of their own; [] if that is over the budget or, ``strict``,
+    if the first of them fails too (other than by an unclosed bracket)."""
+    rest_text = "\n" * (chunk.line + k - 1) + "\n".join(lines[k:])
     if len(rest_text) > budget[0]:
         return []
     budget[0] -= len(rest_text)
     rest = _parse_each(rest_text, budget)
-    if not rest or (isinstance(rest[0], BadStatement)
-                    and not rest[0].error.message.endswith(_NEVER_CLOSED)):
+    if strict and (not rest or (isinstance(rest[0], BadStatement)
+                                and not rest[0].error.message.endswith(_NEVER_CLOSED))):
         return []
     i, column, char = opener
     line = chunk.line + i
