@@ -424,6 +424,17 @@ def test_piped_input_exit_status_is_0_when_every_line_succeeds(tmp_path) -> None
     assert (done.returncode, done.stdout, done.stderr) == (0, "[3, 6]\n", "")
 
 
+def test_piped_a_bracket_never_closed_costs_only_its_line(tmp_path) -> None:
+    # every line after 'y = sin(' went into its one error: x = 2, :d and 7 never ran
+    done = subprocess.run([PYTHON, "-m", "gradcli.repl"],
+                          input="y = sin(\nx = 2\nx^2\n:d x^3\nz = [1,\n7\n",
+                          text=True, capture_output=True, env=_env(tmp_path), timeout=60)
+    assert done.returncode == 2
+    assert done.stdout.split() == ["4", "8", "12", "7"]
+    errors = [line for line in done.stderr.splitlines() if line.startswith("error:")]
+    assert len(errors) == 2 and "(line 1, column" in errors[0] and "(line 5, column" in errors[1]
+
+
 def test_the_path_to_the_first_prompt_imports_nothing_heavy() -> None:
     code = (
         "import sys\n"

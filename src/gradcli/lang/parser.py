@@ -554,7 +554,7 @@ def _unclosed_and_the_rest(chunk: _Chunk, error: GradcliError,
     if type(error) is not ParseError or error.line is None or error.line <= chunk.line:
         return []
     lines = chunk.text.split("\n")
-    never = _first_unclosed(lines)
+    never = first_unclosed(lines)
     if never is not None and never[0] < len(lines) - 1:
         # closed nowhere after it (the chunk ran to the end of the text): its
         # line is the statement that failed, whatever the parser tripped on later
@@ -562,7 +562,7 @@ def _unclosed_and_the_rest(chunk: _Chunk, error: GradcliError,
     k = error.line - chunk.line  # the failing line, within the chunk
     if k >= len(lines) or error.column != len(lines[k]) - len(lines[k].lstrip()) + 1:
         return []
-    opener = _first_unclosed(lines[:k])
+    opener = first_unclosed(lines[:k])
     if opener is None:
         return []
     return _unclosed_head(chunk, lines, opener, k, budget, strict=True)
@@ -591,7 +591,7 @@ def _unclosed_head(chunk: _Chunk, lines: list[str], opener: tuple[int, int, str]
     return [BadStatement(bad, head, chunk.line, chunk.column), *rest]
 
 
-def _first_unclosed(lines: list[str]) -> tuple[int, int, str] | None:
+def first_unclosed(lines: list[str]) -> tuple[int, int, str] | None:
     """(line index, column, bracket) of the first '(' or '[' that ``lines`` leave
     open, comments skipped; None if every one is closed."""
     stack: list[tuple[int, int, str]] = []

@@ -11,6 +11,7 @@ status is the highest of the statements', as for ``gradcli eval -``.
 from __future__ import annotations
 
 import sys
+from collections.abc import Iterable
 from typing import IO, Any
 
 from .. import __version__
@@ -79,20 +80,35 @@ def run_plain(loader: SessionLoader, stdin: IO[str], display: Any = None) -> int
 
 
 def _read_lines(shell: Shell, stdin: IO[str]) -> None:
+    _run_lines(shell, enumerate((line.rstrip("\r\n") for line in stdin), 1))
+
+
+def _run_lines(shell: Shell, lines: Iterable[tuple[int, str]]) -> bool:
+    """Run numbered lines as inputs; False when one asks to leave."""
     pending: list[str] = []
     start = 1
-    for number, line in enumerate(stdin, 1):
+    for number, line in lines:
         if not pending:
             start = number
-        pending.append(line.rstrip("\r\n"))
+        pending.append(line)
         text = "\n".join(pending)
         if needs_more(text):
             continue
         pending = []
         if not shell.execute(text, first_line=start):
-            return
-    if pending:  # end of input with a bracket open: the parser says where
-        shell.execute("\n".join(pending), first_line=start)
+            return False
+    if not pending:
+        return True
+    # the end of input with a bracket open: it fails on its own line(s), and the
+    # lines after it run as they would have, commands too (they took all of
+    # them into its one error)
+    from ..lang.parser import first_unclosed  # noqa: PLC0415 - only for this
+
+    opener = first_unclosed(pending)
+    last = len(pending) if opener is None else opener[0] + 1
+    if not shell.execute("\n".join(pending[:last]), first_line=start):
+        return False
+    return _run_lines(shell, enumerate(pending[last:], start + last))
 
 
 def _silence_stdout() -> None:
