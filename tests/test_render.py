@@ -243,6 +243,17 @@ def test_table_off_a_terminal_is_ascii_without_colour():
     assert text.count("pass") == 2
 
 
+def test_table_title_names_the_point_of_a_variable_bound_by_a_statement():
+    # x = 2 then x^2 --order 1 --at y=7 was titled "x^2  at y = 7": not where d/dx was taken
+    opts = RenderOptions(order=1)
+    res = results("x = 2\nx^2", {"y": "7"}, order=1)[-1]
+    assert table_text([res], opts).splitlines()[0] == "x^2  at x = 2, y = 7  (d/dx)"
+    bare = results("x = 2\nx^2", None, order=1)[-1]
+    assert table_text([bare], opts).splitlines()[0] == "x^2  at x = 2  (d/dx)"
+    # a value alone has no derivatives' point to name
+    assert table_text([results("x = 2\nx^2", None)[-1]], RenderOptions()) == "x^2 = 4\n"
+
+
 def test_table_marks_a_failed_check_and_colours_on_request():
     opts = RenderOptions(check=True)
     res = one("abs(x)", {"x": "1e-9"}, check=True)

@@ -90,10 +90,14 @@ class TableRenderer:
                     out.print(line)
 
     def _title(self, res: Result) -> str:
-        if not res.at:
+        at = dict(res.at)
+        if res.wrt and res.wrt not in at and res.point is not None:
+            # bound by a statement (x = 2), not --at: the derivatives' point all the same
+            at = {res.wrt: res.point, **at}
+        if not at:
             return res.input
-        at = ", ".join(f"{k} = {self._num(v)}" for k, v in res.at.items())
-        return f"{res.input}  at {at}"
+        text = ", ".join(f"{k} = {self._num(v)}" for k, v in at.items())
+        return f"{res.input}  at {text}"
 
     def render(self, res: Result, point: Any = None) -> None:
         if res.error is not None:
