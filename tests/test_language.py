@@ -391,6 +391,10 @@ def test_other_evaluation_errors_are_clear():
     assert "not a function" in error("x = 2; x(3)").message
     assert "is a function" in error("sin").message
     assert "built-in function" in error("sin = 3").message
+    # a name taken, not arithmetic gone wrong (it said kind "math"): exit 1, as an unknown name
+    for text in ("sin = 3", "exp(x) = x", "g(x) = 1; diff = 2"):
+        err = error(text)
+        assert (err.kind, int(err.exit_status)) == ("name", 1), text
     err = error("[[1, 2], [3, 4]] @ [1, 2, 3]")
     assert err.kind == "math" and "(2, 2)" in err.message and "(3,)" in err.message
     assert error("[1, 2] + [1, 2, 3]").kind == "math"

@@ -57,6 +57,12 @@ class UnknownNameError(GradcliError, LookupError):
     kind = "name"
 
 
+class ReservedNameError(GradcliError):
+    """A statement binds or defines a name that is a built-in function (sin = 3)."""
+
+    kind = "name"
+
+
 class MathError(GradcliError, ArithmeticError):
     kind = "math"
 

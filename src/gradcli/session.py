@@ -26,6 +26,7 @@ from .errors import (
     LimitError,
     MathError,
     NumericWarning,
+    ReservedNameError,
     UnknownNameError,
     UsageError,
 )
@@ -233,7 +234,7 @@ class Session:
 
     def _check_bindable(self, name: str, node: Any) -> None:
         if _builtin(name):
-            raise MathError(
+            raise ReservedNameError(
                 f"'{name}' is a built-in function; choose another name"
             ).at(node.line or None, node.column or None)
 
