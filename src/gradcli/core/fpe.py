@@ -66,10 +66,15 @@ def _total(op: str) -> bool:
     return not bool(np.isnan(values).any())
 
 
-def _invalid(op: str) -> str:
-    """The words for a nan that ``op`` made."""
+def _invalid(op: str, derivative: bool) -> str:
+    """The words for a nan that ``op`` made (``derivative``: in computing a
+    derivative of it, where its value was a number)."""
     if op in _UNDEFINED:
         return f"{_UNDEFINED[op]}; {NAN_RESULT}"
+    if derivative:
+        # 0 * inf or inf - inf midway (sqrt's derivative at 0 times a zero), never
+        # a domain left: the value is the forward pass's, and was a number
+        return f"a derivative is undefined here; {NAN_RESULT}"
     if _total(op):
         return f"undefined where a value is infinite; {NAN_RESULT}"
     return _DESCRIPTIONS["invalid"]
@@ -80,28 +85,42 @@ def op_label(func: Function) -> str:
     return f"'{name}'" if not name[0].isalpha() else name
 
 
-def _current_op() -> str:
-    """The outermost Function on the stack inside the innermost frame that names
-    an operation (``fpe_op``), or that name; but a built-in made of Functions
-    (linspace, mean: a frame further out naming itself ``fpe_builtin``) is the
-    user's operation, and its own."""
+_BACKWARD = {"backward", "_backward", "_backward_data"}  # the methods that differentiate
+
+
+def _current_op() -> tuple[str, bool]:
+    """(operation, whether a derivative of it was being computed).
+
+    The operation is the outermost Function on the stack inside the innermost
+    frame that names an operation (``fpe_op``), or that name; but a built-in
+    made of Functions (linspace, mean: a frame further out naming itself
+    ``fpe_builtin``) is the user's operation, and its own. A derivative is
+    being computed in a Function's ``backward`` and in a frame that says so
+    (``fpe_derivative``: Taylor mode's replay).
+    """
     frame = sys._getframe(2)
     label = found = None
+    derivative = False
     while frame is not None:
         local = frame.f_locals
         builtin = local.get("fpe_builtin")
         if isinstance(builtin, str):
-            return builtin
+            return builtin, False
+        owner = local.get("self")
         if found is None:
             named = local.get("fpe_op")
             if isinstance(named, str):
                 found = label or named
-            else:
-                owner = local.get("self")
-                if isinstance(owner, Function):
-                    label = op_label(owner)
+                derivative = derivative or bool(local.get("fpe_derivative"))
+            elif isinstance(owner, Function):
+                label = op_label(owner)
+                derivative = frame.f_code.co_name in _BACKWARD
+        elif isinstance(owner, Function) and frame.f_code.co_name in _BACKWARD:
+            # the operations a derivative is made of ('*' of sqrt's) are not the
+            # user's: the Function being differentiated is
+            return op_label(owner), True
         frame = frame.f_back
-    return found or label or "arithmetic"
+    return found or label or "arithmetic", derivative
 
 
 @contextlib.contextmanager
@@ -115,12 +134,12 @@ def capture_fp_errors() -> Iterator[list[str]]:
         kind = {"divide": "divide", "overflow": "overflow", "invalid": "invalid"}.get(
             kind, "invalid"
         )
-        op = _current_op()
+        op, derivative = _current_op()
         if kind == "divide" and op not in _DIVISIONS:
             # NumPy's flag for log(0) and atanh(1) too, where nothing was divided
             msg = f"{op}: infinite at a singularity; {INF_RESULT}"
         elif kind == "invalid":
-            msg = f"{op}: {_invalid(op)}"
+            msg = f"{op}: {_invalid(op, derivative)}"
         else:
             msg = f"{op}: {_DESCRIPTIONS[kind]}"
         with lock:

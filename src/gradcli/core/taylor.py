@@ -1666,6 +1666,7 @@ def _replay(plan: _Plan, data: list[Any], seed: Any, n: int, target: Any = None)
     vals: list[Any] = [None] * len(data)
     vals[0] = seed
     y_at = plan.y_at
+    fpe_derivative = True  # noqa: F841 - read by fpe.py: a nan here is a derivative's
     for fpe_op, f, rule, erule, lift, ins_at, at in plan.steps:  # noqa: B007 - fpe.py reads fpe_op
         y0 = data[at]
         ins = []
