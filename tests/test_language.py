@@ -162,6 +162,11 @@ def test_matrix_product_and_builtins_over_arrays():
     assert float(value("max([1, 5, 3]) - min([4, 2, 8])")) == 3
     np.testing.assert_array_equal(value("transpose([[1, 2], [3, 4]])"), [[1, 3], [2, 4]])
     np.testing.assert_array_equal(value("reshape(arange(6), 2, 3)"), [[0, 1, 2], [3, 4, 5]])
+    # one dimension may be -1, as NumPy's, PyTorch's and DeZero's reshape take it
+    np.testing.assert_array_equal(value("reshape(arange(6), 2, -1)"), [[0, 1, 2], [3, 4, 5]])
+    np.testing.assert_array_equal(value("reshape(arange(6), [-1, 2])")[:, 1], [1, 3, 5])
+    assert "shape (4, -1)" in error("reshape(arange(6), 4, -1)").message
+    assert "one may be -1" in error("reshape(arange(6), -1, -1)").message
     np.testing.assert_array_equal(value("linspace(0, 1, 5)"), [0, 0.25, 0.5, 0.75, 1])
     np.testing.assert_array_equal(value("zeros(2) + ones(2)"), [1, 1])
 

@@ -220,9 +220,10 @@ def _number(v: Any, fname: str, what: str) -> float:
     return float(data)
 
 
-def _shape(args: tuple[Any, ...], fname: str) -> tuple[int, ...]:
+def _shape(args: tuple[Any, ...], fname: str, infer: bool = False) -> tuple[int, ...]:
     """A shape from ``(2, 3)`` written as separate arguments, one array ``[2, 3]``
-    or, as NumPy takes it, one tuple or list."""
+    or, as NumPy takes it, one tuple or list; with ``infer`` one dimension may
+    be -1, the one that the others and the size leave (reshape's, as NumPy's)."""
     if len(args) == 1:
         data = getattr(args[0], "data", args[0])
         if isinstance(data, (tuple, list)):
@@ -230,8 +231,11 @@ def _shape(args: tuple[Any, ...], fname: str) -> tuple[int, ...]:
         elif np.ndim(data) == 1:
             args = tuple(data.tolist())
     shape = tuple(_int(a, fname, "a dimension") for a in args)
+    if infer and shape.count(-1) == 1:
+        return shape  # as many elements as there are: no size to check
     if any(n < 0 for n in shape):
-        raise MathError(f"{fname}: dimensions must not be negative, got {shape}")
+        hint = "; one may be -1, for what the others leave" if infer else ""
+        raise MathError(f"{fname}: dimensions must not be negative, got {shape}{hint}")
     check_size(shape, fname)
     return shape
 
@@ -314,7 +318,7 @@ _register("max", "max(x[, axis])", "largest element (along an axis)",
 _register("min", "min(x[, axis])", "smallest element (along an axis)",
           lambda x, *ax: min(x, _axis(x, ax, "min")), 1, 2, "reduction")
 _register("reshape", "reshape(x, shape...)", "the same elements in a new shape",
-          lambda x, *s: reshape(x, _shape(s, "reshape")), 2, None, "shape")
+          lambda x, *s: reshape(x, _shape(s, "reshape", infer=True)), 2, None, "shape")
 _register("transpose", "transpose(x)", "reverse the axes (rows become columns)",
           lambda x: transpose(x), 1, 1, "shape")
 _register("matmul", "matmul(a, b)", "matrix product, the same as a @ b",
