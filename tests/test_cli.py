@@ -124,17 +124,21 @@ def test_a_formula_in_place_of_a_command_is_told_how_to_evaluate_it():
 
 
 def test_a_formula_with_a_leading_minus_in_place_of_a_command_is_told_about_dashes():
-    minus, dashes, version, typo = gradcli_all(
-        ("-x**2", "--at", "x=2"), ("--", "-sin(x)"), ("--version", "extra"), ("--fromat", "json"))
-    assert {p.returncode for p in (minus, dashes, version, typo)} == {2}
-    hint = "To evaluate an expression that starts with '-': gradcli eval [OPTIONS] -- "
+    minus, dashes, version, typo, in_eval, in_plot = gradcli_all(
+        ("-x**2", "--at", "x=2"), ("--", "-sin(x)"), ("--version", "extra"), ("--fromat", "json"),
+        ("eval", "pi", "-1e-20/3"), ("plot", "-x^2", "-o", "g.dot"))
+    assert {p.returncode for p in (minus, dashes, version, typo, in_eval, in_plot)} == {2}
+    hint = "An expression that starts with '-' goes after '--': gradcli eval [OPTIONS] -- "
     assert f"No such option: -x. {hint}'-x**2'" in minus.stderr
     assert f"{hint}'-sin(x)'" in dashes.stderr
+    # after the command too: `gradcli eval -x^2` said only "No such option: -x"
+    assert f"No such option: -1. {hint}-1e-20/3" in in_eval.stderr
+    assert "gradcli plot [OPTIONS] -- '-x^2'" in in_plot.stderr
     # an option's word after a top-level option is no formula: it said "gradcli eval
     # --version extra", and a mistyped long option is no formula either
     assert "No such command 'extra'." in version.stderr and "To evaluate" not in version.stderr
-    assert "To evaluate" not in typo.stderr
-    for p in (minus, dashes, version, typo):
+    assert "To evaluate" not in typo.stderr and "goes after" not in typo.stderr
+    for p in (minus, dashes, version, typo, in_eval, in_plot):
         no_traceback(p)
 
 

@@ -859,15 +859,16 @@ def _report_click(exc: Exception, args: list[str] | None = None) -> int:
             import shlex  # noqa: PLC0415
 
             exc.message += f" To evaluate an expression: gradcli eval {shlex.join(args)}"
-        elif top and isinstance(exc, _click.exceptions.NoSuchOption) \
-                and not exc.option_name.startswith("--"):
-            # `gradcli -x^2` or `gradcli -- -x`: a formula that starts with a minus
-            # (Click names only its first letter, -x)
+        elif isinstance(exc, _click.exceptions.NoSuchOption) and exc.ctx is not None \
+                and args and not exc.option_name.startswith("--"):
+            # `gradcli -x^2`, `gradcli eval -x^2` or `gradcli -- -x`: a formula that
+            # starts with a minus (Click names only its first letter, -x)
             import shlex  # noqa: PLC0415
 
+            command = "eval" if exc.ctx.parent is None else exc.ctx.info_name
             word = next((a for a in args if a.startswith(exc.option_name)), exc.option_name)
-            exc.message += (". To evaluate an expression that starts with '-': "
-                            f"gradcli eval [OPTIONS] -- {shlex.quote(word)}")
+            exc.message += (". An expression that starts with '-' goes after '--': "
+                            f"gradcli {command} [OPTIONS] -- {shlex.quote(word)}")
         exc.show()
         return int(exc.exit_code)
     if isinstance(exc, typer.Abort):
