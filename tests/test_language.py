@@ -363,6 +363,15 @@ def test_typeset_maths_suggests_how_to_type_it(text, kind, meant):
     assert err.message.endswith(f"; did you mean {meant}?")
 
 
+def test_a_typeset_power_is_no_name_to_bind():
+    # x² = 3 bound a name that --at and --wrt refused, and x² + 1 read it back
+    for text, meant in (("x\u00b2 = 3", "x^2"), ("f\u00b3(t) = t", "f^3")):
+        err = error(text)
+        assert (err.kind, err.column) == ("name", 1)
+        assert err.message.endswith(f"reads as a power, not a name: write {meant}")
+    assert float(run("x2 = 3; x2 + 1")[-1].value) == 4  # a plain digit is part of a name
+
+
 def test_a_user_name_that_is_another_tools_word_is_the_users():
     assert float(run("PI = 3; PI + 1")[-1].value) == 4
     assert float(run("ln(t) = t + 1; ln(2)")[-1].value) == 3

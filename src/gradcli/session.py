@@ -40,6 +40,7 @@ from .lang.evaluate import (
     Evaluator,
     free_names,
     nested_derivative,
+    power_meant,
 )
 from .lang.parser import BadStatement, Statement, parse, parse_each
 from .record import Record
@@ -236,6 +237,11 @@ class Session:
         if _builtin(name):
             raise ReservedNameError(
                 f"'{name}' is a built-in function; choose another name"
+            ).at(node.line or None, node.column or None)
+        meant = power_meant(name)
+        if meant:  # x² = 3 made a name no --at or --wrt could take
+            raise ReservedNameError(
+                f"'{name}' reads as a power, not a name: write {meant}"
             ).at(node.line or None, node.column or None)
 
     def _expression(self, node: Any, options: EvalOptions, res: Result) -> None:

@@ -56,7 +56,7 @@ def _nonzero_digits(text: str) -> bool:
     return any(c in "123456789" for c in text.lower().partition("e")[0])
 
 
-def _power_meant(name: str) -> str | None:
+def power_meant(name: str) -> str | None:
     """x^2 for a name that ends in superscript digits (x², which reads as one
     name): a power written as typeset."""
     base = name.rstrip(_SUPERSCRIPT_DIGITS)
@@ -198,7 +198,7 @@ class Evaluator:
             return UnknownNameError(message).at(
                 *_position(node)
             )  # type: ignore[return-value]
-        hint = _power_meant(name) or closest(name, self.known_names(), CONSTANT_ALIASES)
+        hint = power_meant(name) or closest(name, self.known_names(), CONSTANT_ALIASES)
         suffix = f"; did you mean {hint}?" if hint else ""
         if not hint and what == "name":
             suffix = "; it has no value: " + self.ctx.hints["value"].format(name=name)
