@@ -372,6 +372,16 @@ def test_a_typeset_power_is_no_name_to_bind():
     assert float(run("x2 = 3; x2 + 1")[-1].value) == 4  # a plain digit is part of a name
 
 
+def test_a_function_is_no_variable_to_differentiate_by():
+    # grad(sin(x), sin) said "'sin' has no value; assign it first", which sin = 3 refuses;
+    # diff(sin(1), sin, 1, 2) bound sin as a variable no call reads, and said 0
+    for text, column in (("x = 1; grad(sin(x), sin)", 21), ("diff(sin(1), sin, 1, 2)", 14),
+                         ("f(t) = t^2; diff(f(2), f)", 24), ("f(t) = t; grad(f(1), f)", 22)):
+        err = error(text)
+        assert "cannot differentiate by the function" in err.message, text
+        assert err.column == column, text
+
+
 def test_a_user_name_that_is_another_tools_word_is_the_users():
     assert float(run("PI = 3; PI + 1")[-1].value) == 4
     assert float(run("ln(t) = t + 1; ln(2)")[-1].value) == 3

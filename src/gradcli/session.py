@@ -455,6 +455,9 @@ class Session:
                 raise MathError("grad: variables must be names, as in grad(x*y, x, y)").at(
                     v.line, v.column
                 )
+            if _builtin(v.id) or v.id in self.functions:  # "assign it first" could not be done
+                raise MathError(f"grad: cannot differentiate by the function '{v.id}'").at(
+                    v.line, v.column)
         names = [v.id for v in var_nodes] or self._variables_of(body)
         ev = Evaluator(self, keep_graph=True)
         leaves = {}

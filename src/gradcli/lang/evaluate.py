@@ -405,6 +405,10 @@ class Evaluator:
             raise MathError(
                 "diff: the second argument must be a variable name, as in diff(x^2, x)"
             ).at(*_position(var))
+        if var.id in REGISTRY or var.id in SPECIAL_FORMS or var.id in self.ctx.functions:
+            # diff(sin(1), sin, 1, 2) bound 'sin' as a variable no call reads: 0
+            raise MathError(f"diff: cannot differentiate by the function '{var.id}'").at(
+                *_position(var))
         order = self._order(args[2], "diff: the order") if len(args) > 2 else 1
         if len(args) == 4:
             point = self._point(self.eval(args[3]), var.id)
