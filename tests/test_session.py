@@ -421,6 +421,14 @@ def test_grad_statement_says_the_derivative_options_do_not_apply() -> None:
     assert res.warnings == [
         "grad(...) gives the first partial derivatives only; --order, --check did not apply to it"]
     assert _last("x = 2\ny = 3\ngrad(x*y)").warnings == []
+    # in the REPL's words there: :d 1 grad(x*y) said "--order did not apply to it"
+    from gradcli.session import REPL_HINTS
+
+    session = Session()
+    session.hints = dict(REPL_HINTS)
+    res = session.run("x = 2\ny = 3\ngrad(x*y)", EvalOptions(order=1))[-1]
+    assert res.warnings == [
+        "grad(...) gives the first partial derivatives only; :d's order did not apply to it"]
 
 
 def test_eval_by_a_user_function_says_so() -> None:

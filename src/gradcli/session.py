@@ -50,10 +50,12 @@ METHODS = ("auto", "taylor", "backprop")
 CLI_HINTS = {
     "value": "give one with --at {name}=... or {name} = ...",
     "wrt": "choose one with --wrt",
+    "order": "--order", "series": "--series", "check": "--check", "grad": "--grad",
 }
 REPL_HINTS = {
     "value": "assign one first: {name} = ...",
     "wrt": "use diff(expr, x, n) to choose one",
+    "order": ":d's order", "series": "a series", "check": ":check", "grad": "grad",
 }
 DTYPES = {"float64": np.float64, "float32": np.float32}
 MAX_CHECK_ELEMENTS = 1000
@@ -224,9 +226,9 @@ class Session:
         if isinstance(node, ast.Call) and node.func == "grad":
             res.kind, res.value = "grad", self._grad_statement(node)
             if options.wants_derivatives or options.grad:
-                asked = [flag for flag, on in (
-                    ("--order", options.order), ("--series", options.series is not None),
-                    ("--check", options.check), ("--grad", options.grad)) if on]
+                asked = [self._hint(flag, "") for flag, on in (
+                    ("order", options.order), ("series", options.series is not None),
+                    ("check", options.check), ("grad", options.grad)) if on]
                 self._warnings.append(
                     f"grad(...) gives the first partial derivatives only; {', '.join(asked)} "
                     "did not apply to it")
