@@ -103,6 +103,16 @@ def test_unknown_extension_is_a_usage_error_listing_the_formats(session, tmp_pat
     assert not (tmp_path / name).exists()
 
 
+@pytest.mark.parametrize("name", [".dot", ".PNG"])
+def test_an_extension_with_no_name_says_to_name_the_file(session, tmp_path, name) -> None:
+    # '.dot' said "no extension; the file name must end in one of ... .dot"
+    with pytest.raises(UsageError) as info:
+        write_graph(session.graph(EXPR), str(tmp_path / name))
+    assert info.value.message.endswith(f"has an extension but no name before it; "
+                                       f"name the file, as in graph{name}")
+    assert not (tmp_path / name).exists()
+
+
 def test_without_dot_a_dot_file_works_and_png_says_how_to_install(
     session, tmp_path, monkeypatch
 ) -> None:

@@ -33,6 +33,11 @@ def graph_format(path: str) -> str:
     if ext not in FORMATS:
         listed = " ".join(FORMATS)
         what = f"'{ext}'" if ext else "no extension"
+        base = os.path.basename(path)
+        if not ext and base.lower() in FORMATS:
+            # all extension and no name: a hidden file to the system, of no format
+            raise UsageError(f"'{path}' has an extension but no name before it; "
+                             f"name the file, as in graph{base}")
         raise UsageError(
             f"cannot tell the graph format of '{path}' ({what}); "
             f"the file name must end in one of {listed}"
