@@ -121,6 +121,9 @@ def test_arrays_broadcast_and_index():
     assert float(value("v = [1, 2, 3]; v[-1]")) == 3
     np.testing.assert_array_equal(value("v = [1, 2, 3]; v[0:2]"), [1, 2])
     assert float(value("A = [[1, 2], [3, 4]]; A[1, 0]")) == 3
+    # an array of indices is not taken (v[[0]] was v[0], a number, where NumPy gives [1])
+    for index in ("[0]", "[1, 0]", "ones(1)"):
+        assert "must be a single whole number" in error(f"v = [1, 2, 3]; v[{index}]").message
 
 
 def test_arguments_and_dimension_limits_are_clear():

@@ -122,7 +122,7 @@ def _fold(op: Callable[..., Variable], *args: Variable) -> Variable:
 
 def _to_int(v: Variable, what: str) -> int:
     data = v.data
-    if data.size != 1:
+    if data.ndim:  # [0] too: v[[0]] read as v[0] gave a number where NumPy gives [v0]
         raise MathError(f"{what} must be a single whole number, got shape {data.shape}")
     f = float(data.reshape(()))
     if not math.isfinite(f) or f != int(f):
