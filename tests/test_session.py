@@ -431,6 +431,15 @@ def test_grad_statement_says_the_derivative_options_do_not_apply() -> None:
         "grad(...) gives the first partial derivatives only; :d's order did not apply to it"]
 
 
+def test_eval_by_a_variable_the_expression_lacks_points_at_no_column() -> None:
+    # the caret stood under the x of x^2 for --wrt y
+    res = _last("x = 1\nx^2", order=1, wrt="y")
+    assert res.error.message == "--wrt y: 'y' has no value; give one with --at y=... or y = ..."
+    assert (res.error.line, res.error.column) == (2, None)
+    inside = _last("x = 1\nx^2 + y", order=1, wrt="y")  # here the name is there to point at
+    assert (inside.error.line, inside.error.column) == (2, 7)
+
+
 def test_eval_by_a_user_function_says_so() -> None:
     # it said "'f' has no value", exit 1
     res = _last("f(t) = t^2\nx = 1\nf(x)", order=1, wrt="f")

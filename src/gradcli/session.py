@@ -268,7 +268,15 @@ class Session:
                 self._constant_derivatives(y, options, res)
             elif options.wants_derivatives:
                 res.wrt = wrt
-                x = self._leaf_to_differentiate(ev, wrt)
+                try:
+                    x = self._leaf_to_differentiate(ev, wrt)
+                except GradcliError as err:
+                    if wrt not in free_names(node):
+                        # --wrt names what the expression lacks: no column of it to point at
+                        if isinstance(err, UnknownNameError):
+                            err.message = f"--wrt {wrt}: {err.message}"
+                        raise err.at(node.line or None, None) from None
+                    raise
                 res.point = _host(x.data)
             if options.grad:
                 for name in self._variables_of(node):
