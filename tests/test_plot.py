@@ -240,3 +240,13 @@ def test_a_derivative_is_labelled_apart_from_a_variable_named_y(session) -> None
     assert "dout/dx" in labels and "y" in labels and "dy" not in labels
     labels = list(nodes_of(session.graph("x^3", order=1).dot).values())
     assert "dy/dx" in labels
+
+
+def test_a_built_in_derivative_point_is_no_second_x(session) -> None:
+    # sin'(x) drew the point sin' is taken at as a second node labelled x
+    session.run("x = 1")
+    labels = list(nodes_of(session.graph("sin'(x)").dot).values())
+    assert labels.count("x") == 1
+    session.run("f(t) = t^2")  # a defined function's point keeps its parameter's name
+    labels = list(nodes_of(session.graph("f'(x)").dot).values())
+    assert labels.count("x") == 1 and labels.count("t") == 1

@@ -382,7 +382,7 @@ class Evaluator:
         return n
 
     @staticmethod
-    def _point(v: Variable, name: str) -> Variable:
+    def _point(v: Variable, name: str | None) -> Variable:
         # A constant point becomes a fresh leaf to differentiate by; a point
         # that depends on outer variables stays in the graph (chain rule), as a
         # node of its own: differentiating by the variable it is computed from
@@ -454,7 +454,9 @@ class Evaluator:
                 f"{node.func}{chr(39) * node.order}(a) needs a function of one variable "
                 "and one argument"
             ).at(*_position(node))
-        param = definition.params[0] if definition is not None else "x"
+        # a built-in has no parameter name: its point is unnamed (it was "x", a second
+        # node labelled x beside the user's x in sin'(x)'s graph)
+        param = definition.params[0] if definition is not None else None
         point = self._point(self.eval(node.args[0]), param)
         self.diff_depth += 1
         try:
