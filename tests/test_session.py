@@ -464,6 +464,11 @@ def test_an_infinite_value_names_a_division_only_where_one_was_made():
     assert log0.warnings == ["log: infinite at a singularity; the result is infinite"]
     assert div0.warnings == ["'/': division by zero; the result is infinite"]
     assert pow0.warnings == ["'**': division by zero; the result is infinite"]
+    # sqrt(0) is 0: only its derivatives are infinite, and the warning says so
+    sqrt0 = _last("x = 0; sqrt(x)", order=2)
+    assert float(sqrt0.value) == 0.0
+    assert sqrt0.warnings == ["sqrt: a derivative is infinite at a singularity; "
+                              "the result is infinite"]
 
 
 @pytest.mark.parametrize("text, warning", [

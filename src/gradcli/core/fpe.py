@@ -136,8 +136,10 @@ def capture_fp_errors() -> Iterator[list[str]]:
         )
         op, derivative = _current_op()
         if kind == "divide" and op not in _DIVISIONS:
-            # NumPy's flag for log(0) and atanh(1) too, where nothing was divided
-            msg = f"{op}: infinite at a singularity; {INF_RESULT}"
+            # NumPy's flag for log(0) and atanh(1) too, where nothing was divided;
+            # sqrt(x) at 0 is 0, and only its derivatives are infinite
+            what = "a derivative is infinite" if derivative else "infinite"
+            msg = f"{op}: {what} at a singularity; {INF_RESULT}"
         elif kind == "invalid":
             msg = f"{op}: {_invalid(op, derivative)}"
         else:
