@@ -294,9 +294,11 @@ class Neg(Function):
 class Pow(Function):
     """``x ** c`` for a constant ``c`` (DeZero's form), or ``x0 ** x1`` for two Variables.
 
-    Integer exponents differentiate exactly: the derivative of ``x ** 1`` is the
-    constant 1 and of ``x ** 0`` is nothing at all, so repeated backprop of
-    ``x ** 2`` at 0 gives 2 then 0, never ``0 * inf``.
+    Integer exponents differentiate exactly: the derivative of ``x ** 0`` is 0
+    times x ** 0, never ``0 * x ** -1``, so repeated backprop of ``x ** 2`` at 0
+    gives 2, then 0 at every order, never ``0 * inf``. The chain stays in x's
+    graph as DeZero's does (x ** 1, x ** 0 are nodes): the third derivative of
+    ``x ** 2`` is ``variable(0.0)``, not a ``grad`` left None.
     """
 
     op_name = "**"
@@ -315,8 +317,8 @@ class Pow(Function):
             (x,) = self.inputs
             if _is_integer(self.c) and self.c == 0:
                 # d/dx x**0 = 0 everywhere (never 0 * x**-1, which is nan at 0)
-                return Variable(get_array_module(x.data).zeros_like(gy.data))
-            return gy * (self.c * _pow_const(x, self.c - 1))
+                return gy * (Pow(0)(x) * 0.0)
+            return gy * (self.c * Pow(self.c - 1)(x))
         x0, x1 = self.inputs
         gx0 = None if type(x0) is Constant else gy * x1 * x0 ** (x1 - 1)
         gx1 = None
@@ -363,16 +365,6 @@ def _is_integer(c: Any) -> bool:
         return float(c) == int(c)
     except (TypeError, ValueError, OverflowError):
         return False
-
-
-def _pow_const(x: Variable, c: Any) -> Any:
-    """x ** c with exact shortcuts for the powers that end a derivative chain."""
-    if _is_integer(c):
-        if c == 0:
-            return Constant(get_array_module(x.data).ones_like(x.data))
-        if c == 1:
-            return x
-    return Pow(c)(x)
 
 
 def _binop(cls: type[_Binary], ufunc: Any, fpe_op: str, x0: Variable, x1: Variable) -> Variable:
