@@ -307,3 +307,29 @@ def test_no_capture_leaves_numpy_warnings_alone() -> None:
         warnings.simplefilter("error")
         with pytest.raises(RuntimeWarning), np.errstate(divide="warn"):
             np.log(np.array(0.0))
+
+
+def test_dezero_test_helpers_are_in_utils() -> None:
+    # DeZero's own tests import array_equal, array_allclose and sum_to from dezero.utils
+    from gradcli.core.utils import array_allclose, array_equal, sum_to
+
+    assert array_equal(Variable(np.array([1.0, 2.0])), np.array([1.0, 2.0]))
+    assert not array_equal(np.array([1.0]), np.array([1.0 + 1e-12]))
+    assert array_allclose(np.ones(2), np.ones(2) + 1e-6)
+    assert not array_allclose(Variable(np.array(1.0)), 1.1)
+    np.testing.assert_array_equal(sum_to(np.arange(6.0).reshape(2, 3), (1, 3)), [[3, 5, 7]])
+    np.testing.assert_array_equal(sum_to(np.arange(6.0).reshape(2, 3), (3,)), [3, 5, 7])
+
+
+def test_an_index_past_the_end_is_an_index_error_so_iteration_stops() -> None:
+    # it was a ShapeError (a ValueError): a, b = x and list(x) failed
+    x = Variable(np.array([1.0, 2.0]))
+    a, b = x
+    assert float(a.data) == 1.0 and float(b.data) == 2.0
+    assert [float(v.data) for v in x] == [1.0, 2.0]
+    with pytest.raises(IndexError):
+        x[2]
+    with pytest.raises(IndexError):
+        F.sum(x, axis=3)
+    with pytest.raises(IndexError):
+        Variable(np.ones((2, 3))).transpose(0, 2)

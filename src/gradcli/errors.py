@@ -71,6 +71,11 @@ class ShapeError(MathError, ValueError):
     """Operands whose shapes do not fit; the message names both shapes."""
 
 
+class OutOfRangeError(ShapeError, IndexError):
+    """An index or axis past an array's end: an IndexError as NumPy's, so that
+    Python's iteration (``a, b = x``, ``list(x)``) stops there."""
+
+
 class ArityError(MathError, TypeError):
     """A function called with the wrong number of arguments."""
 

@@ -134,3 +134,17 @@ def gradient_check(
         max_abs_error=float(np.nanmax(err)) if err.size else 0.0,
         worst_index=tuple(int(i) for i in worst),
     )
+
+
+def _host(a: Any) -> np.ndarray:
+    return np.asarray(as_numpy(a.data if isinstance(a, Variable) else a))
+
+
+def array_equal(a: Any, b: Any) -> bool:
+    """Whether two arrays or Variables hold the same numbers (DeZero's test helper)."""
+    return bool(np.array_equal(_host(a), _host(b)))
+
+
+def array_allclose(a: Any, b: Any, rtol: float = RTOL, atol: float = ATOL) -> bool:
+    """Whether two arrays or Variables agree within DeZero's tolerances."""
+    return bool(np.allclose(_host(a), _host(b), rtol=rtol, atol=atol))

@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import LimitError, ShapeError
+from ..errors import LimitError, OutOfRangeError, ShapeError
 from .backend import get_array_module
 from .graph import Config, Constant, Function, Variable, _new, _ref, _to_array, as_variable
 
@@ -130,7 +130,7 @@ def _fit_data(g: Any, shape: tuple[int, ...]) -> Any:
     """Sum an array gradient back to ``shape`` after broadcasting."""
     if g is None or g.shape == shape:
         return g
-    return _sum_to_data(get_array_module(g).asarray(g), shape)
+    return sum_to_array(get_array_module(g).asarray(g), shape)
 
 
 class _Binary(Function):
@@ -502,8 +502,10 @@ class Transpose(Function):
     def forward(self, x: Any) -> Any:
         try:
             return x.transpose(self.axes)
-        except ValueError:
-            raise ShapeError(
+        except ValueError as exc:
+            # an axis past the end is NumPy's AxisError, an IndexError too
+            error = OutOfRangeError if isinstance(exc, IndexError) else ShapeError
+            raise error(
                 f"axes {self.axes} do not fit an array of shape {x.shape}"
             ) from None
 
@@ -561,7 +563,10 @@ class Sum(Function):
         self.x_shape = x.shape
         try:
             return x.sum(axis=self.axis, keepdims=self.keepdims)
-        except (ValueError, np.exceptions.AxisError) as exc:
+        except np.exceptions.AxisError as exc:  # an IndexError too, as NumPy's
+            raise OutOfRangeError(
+                f"sum over axis {self.axis} of shape {x.shape}: {exc}") from None
+        except ValueError as exc:
             raise ShapeError(f"sum over axis {self.axis} of shape {x.shape}: {exc}") from None
 
     def backward(self, gy: Variable) -> Variable:
@@ -606,7 +611,7 @@ def broadcast_to(x: Any, shape: tuple[int, ...]) -> Variable:
     return BroadcastTo(shape)(x)
 
 
-def _sum_to_data(x: Any, shape: tuple[int, ...]) -> Any:
+def sum_to_array(x: Any, shape: tuple[int, ...]) -> Any:
     ndim = len(shape)
     lead = x.ndim - ndim
     lead_axis = tuple(range(lead))
@@ -623,7 +628,7 @@ class SumTo(Function):
 
     def forward(self, x: Any) -> Any:
         self.x_shape = x.shape
-        return _sum_to_data(x, self.shape)
+        return sum_to_array(x, self.shape)
 
     def backward(self, gy: Variable) -> Variable:
         return broadcast_to(gy, self.x_shape)
@@ -704,7 +709,7 @@ class GetItem(Function):
         try:
             return x[self.slices]
         except IndexError as exc:
-            raise ShapeError(f"index {_show_index(self.slices)} out of range for shape "
+            raise OutOfRangeError(f"index {_show_index(self.slices)} out of range for shape "
                              f"{x.shape}: {exc}") from None
 
     def backward(self, gy: Variable) -> Variable:
