@@ -410,37 +410,33 @@ def test_heap_order_matches_a_reference_topological_backprop() -> None:
 # --- higher-order derivatives (steps 29-36) ------------------------------------------
 
 
+def _book_loop(x: Variable, y: Variable, orders: int) -> list[Variable]:
+    """x.grad after each of ``orders`` passes of the book's loop (steps 33-36):
+    backward with create_graph, then backward of x.grad in turn."""
+    y.backward(create_graph=True)
+    grads = [x.grad]
+    for _ in range(orders - 1):
+        gx = x.grad
+        x.cleargrad()
+        gx.backward(create_graph=True)
+        grads.append(x.grad)
+    return grads
+
+
 def test_book_polynomial_derivatives_24_44_48_24_then_zero() -> None:
     # step 33/36: f(x) = x**4 - 2x**2 at x = 2
     x = Variable(np.array(2.0))
     y = x**4 - 2 * x**2
     assert float(y.data) == 8.0
-    y.backward(create_graph=True)
-    got = [float(x.grad.data)]
-    for _ in range(3):
-        gx = x.grad
-        x.cleargrad()
-        gx.backward(create_graph=True)
-        got.append(float(x.grad.data))
-    assert got == [24.0, 44.0, 48.0, 24.0]
     # past the degree, DeZero 0.0.13 gives variable(0.0) at every order (its x**0
     # node stays in x's graph); the exact shortcuts left x.grad None, and a loop
     # reading x.grad.data failed
-    for _ in range(3):
-        gx = x.grad
-        x.cleargrad()
-        gx.backward(create_graph=True)
-        assert isinstance(x.grad, Variable) and float(x.grad.data) == 0.0
+    grads = _book_loop(x, y, 7)
+    assert all(isinstance(g, Variable) for g in grads)
+    assert [float(g.data) for g in grads] == [24.0, 44.0, 48.0, 24.0, 0.0, 0.0, 0.0]
     # exactly: at 0 too, where DeZero's 0 * x**-1 is nan
     x = Variable(np.array(0.0))
-    (x**2).backward(create_graph=True)
-    got = []
-    for _ in range(4):
-        gx = x.grad
-        x.cleargrad()
-        gx.backward(create_graph=True)
-        got.append(float(x.grad.data))
-    assert got == [2.0, 0.0, 0.0, 0.0]
+    assert [float(g.data) for g in _book_loop(x, x**2, 5)] == [0.0, 2.0, 0.0, 0.0, 0.0]
 
 
 def test_higher_derivatives_gives_zero_not_none() -> None:
