@@ -92,11 +92,13 @@ def _current_op() -> tuple[str, bool]:
     """(operation, whether a derivative of it was being computed).
 
     The operation is the outermost Function on the stack inside the innermost
-    frame that names an operation (``fpe_op``), or that name; but a built-in
-    made of Functions (linspace, mean: a frame further out naming itself
-    ``fpe_builtin``) is the user's operation, and its own. A derivative is
-    being computed in a Function's ``backward`` and in a frame that says so
-    (``fpe_derivative``: Taylor mode's replay).
+    frame that names an operation (``fpe_op``), or that name; but the user
+    wrote neither the operations a derivative is made of nor those a built-in
+    is made of: inside a Function's backward that Function is the operation
+    (asin's derivative failing in its ``**`` is asin's warning), and a
+    built-in such as linspace or mean (a frame naming itself ``fpe_builtin``)
+    is its own. A derivative is being computed in a Function's backward and
+    in a frame that says so (``fpe_derivative``: Taylor mode's replay).
     """
     frame = sys._getframe(2)
     label = found = None
