@@ -271,7 +271,8 @@ class Div(_Binary):
         x0, x1 = self.inputs
         d0, d1 = x0.data[()], x1.data[()]
         gx0 = None if type(x0) is Constant else gy / d1
-        gx1 = None if type(x1) is Constant else gy * (-d0 / d1**2)
+        # as backward computes it: the same numbers with create_graph or without
+        gx1 = None if type(x1) is Constant else -(gy / d1) * (d0 / d1)
         return self._fit_data(gx0, gx1)
 
 
