@@ -47,6 +47,7 @@ from .ops import (
     min,
     mul,
     neg,
+    one_minus_square,
     pow,
     reshape,
     square,
@@ -118,16 +119,16 @@ tan = elementwise(
     doc="tangent (radians)", domain=(-1.2, 1.2), reference="tan(x)",
     taylor=_taylor.tan_rule,
 )
-# 1 - x*x and x*x - 1 written as products: the subtraction cancels near |x| = 1
-# (asin'(1 - 1e-12) lost five digits)
+# 1 - x*x and x*x - 1 as one operation, exact near |x| = 1 and near 0 (see
+# OneMinusSquare)
 asin = elementwise(
-    "asin", forward="arcsin", derivative=lambda x, y: ((1 - x) * (1 + x)) ** -0.5,
+    "asin", forward="arcsin", derivative=lambda x, y: one_minus_square(x) ** -0.5,
     doc="inverse sine", domain=(-0.9, 0.9), reference="asin(x)",
     taylor=_taylor.asin_rule,
     aliases=("arcsin",),
 )
 acos = elementwise(
-    "acos", forward="arccos", derivative=lambda x, y: -(((1 - x) * (1 + x)) ** -0.5),
+    "acos", forward="arccos", derivative=lambda x, y: -(one_minus_square(x) ** -0.5),
     doc="inverse cosine", domain=(-0.9, 0.9), reference="acos(x)",
     taylor=_taylor.acos_rule,
     aliases=("arccos",),
@@ -160,13 +161,13 @@ asinh = elementwise(
     aliases=("arcsinh", "arsinh"),
 )
 acosh = elementwise(
-    "acosh", forward="arccosh", derivative=lambda x, y: ((x - 1) * (x + 1)) ** -0.5,
+    "acosh", forward="arccosh", derivative=lambda x, y: one_minus_square(x, -1.0) ** -0.5,
     doc="inverse hyperbolic cosine", domain=(1.1, 5.0), reference="acosh(x)",
     taylor=_taylor.acosh_rule,
     aliases=("arccosh", "arcosh"),
 )
 atanh = elementwise(
-    "atanh", forward="arctanh", derivative=lambda x, y: 1 / ((1 - x) * (1 + x)),
+    "atanh", forward="arctanh", derivative=lambda x, y: 1 / one_minus_square(x),
     doc="inverse hyperbolic tangent", domain=(-0.9, 0.9), reference="atanh(x)",
     taylor=_taylor.atanh_rule,
     aliases=("arctanh", "artanh"),

@@ -63,6 +63,7 @@ from .ops import (
     Min,
     Mul,
     Neg,
+    OneMinusSquare,
     Pow,
     Reshape,
     Sub,
@@ -1330,6 +1331,14 @@ def _neg_rule(f: Function, ins: list[tuple[Any, Any]], y0: Any, n: int) -> Any:
     return -ins[0][1]
 
 
+def _one_minus_square_rule(f: Function, ins: list[tuple[Any, Any]], y0: Any, n: int) -> Any:
+    (u0, U), = ins
+    rows = _mul_hi(u0, U, u0, U, n, y0.shape)  # u^2's; (1 - u)(1 + u) = 1 - u^2
+    if f.sign > 0:  # type: ignore[attr-defined]
+        get_array_module(rows).negative(rows, out=rows)
+    return rows
+
+
 def _mul_rule(f: Function, ins: list[tuple[Any, Any]], y0: Any, n: int) -> Any:
     (a0, A), (b0, B) = ins
     return _mul_hi(a0, A, b0, B, n, y0.shape)
@@ -1508,6 +1517,7 @@ STRUCTURAL_RULES: dict[type[Function], Rule] = {
     Mul: _mul_rule,
     Div: _div_rule,
     Neg: _neg_rule,
+    OneMinusSquare: _one_minus_square_rule,
     Pow: _pow_rule,
     Sum: _sum_rule,
     SumTo: _sum_to_rule,
@@ -1523,7 +1533,7 @@ STRUCTURAL_RULES: dict[type[Function], Rule] = {
 }
 """Taylor rules of the core's own operations, keyed by class (as autograd's defvjp)."""
 
-ELEMENTWISE_STRUCTURAL = frozenset({Add, Sub, Mul, Div, Neg, Pow})
+ELEMENTWISE_STRUCTURAL = frozenset({Add, Sub, Mul, Div, Neg, Pow, OneMinusSquare})
 """Structural operations that act element by element (with broadcasting)."""
 
 
