@@ -435,6 +435,15 @@ def test_piped_a_bracket_never_closed_costs_only_its_line(tmp_path) -> None:
     assert len(errors) == 2 and "(line 1, column" in errors[0] and "(line 5, column" in errors[1]
 
 
+def test_piped_thousands_of_stray_brackets_end_in_errors_not_a_crash(tmp_path) -> None:
+    # each one read the rest again, recursively: 3,000 of them ran past Python's
+    # recursion limit (and took minutes); past the parser's budget the rest is one input
+    done = subprocess.run([PYTHON, "-m", "gradcli.repl"], input="(\n" * 3000 + "7\n",
+                          text=True, capture_output=True, env=_env(tmp_path), timeout=60)
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert done.stderr.count("error: ") > 1
+
+
 def test_the_path_to_the_first_prompt_imports_nothing_heavy() -> None:
     code = (
         "import sys\n"

@@ -17,7 +17,7 @@ from typing import IO, Any
 from .. import __version__
 from ..errors import GradcliError
 from ..render.errors import format_error
-from .brackets import needs_more
+from .brackets import open_depth
 from .commands import Shell
 from .display import PlainDisplay, RichDisplay
 from .loader import SessionLoader
@@ -80,35 +80,46 @@ def run_plain(loader: SessionLoader, stdin: IO[str], display: Any = None) -> int
 
 
 def _read_lines(shell: Shell, stdin: IO[str]) -> None:
-    _run_lines(shell, enumerate((line.rstrip("\r\n") for line in stdin), 1))
+    lines: Iterable[tuple[int, str]] = enumerate((line.rstrip("\r\n") for line in stdin), 1)
+    budget = -1
+    while (left := _run_lines(shell, lines)) is not None:
+        # the end of input with a bracket open: it fails on its own line(s), and
+        # the lines after it run as they would have, commands too (they took all
+        # of them into its one error); each stray bracket reads the rest again, so
+        # hostile input stops at the parser's budget and is one input, as before
+        from ..lang.parser import RECOVERY_BUDGET, first_unclosed  # noqa: PLC0415
+
+        start, pending = left
+        budget = RECOVERY_BUDGET if budget < 0 else budget
+        budget -= sum(map(len, pending))
+        opener = first_unclosed(pending)
+        if opener is None or budget < 0:
+            shell.execute("\n".join(pending), first_line=start)
+            return
+        last = opener[0] + 1
+        if not shell.execute("\n".join(pending[:last]), first_line=start):
+            return
+        lines = enumerate(pending[last:], start + last)
 
 
-def _run_lines(shell: Shell, lines: Iterable[tuple[int, str]]) -> bool:
-    """Run numbered lines as inputs; False when one asks to leave."""
+def _run_lines(shell: Shell, lines: Iterable[tuple[int, str]]) -> tuple[int, list[str]] | None:
+    """Run numbered lines as inputs; at the end of input with a bracket still
+    open, (its first line, the lines from there on); else None (the end, or a
+    line that asks to leave)."""
     pending: list[str] = []
-    start = 1
+    start = depth = 0
     for number, line in lines:
         if not pending:
             start = number
         pending.append(line)
-        text = "\n".join(pending)
-        if needs_more(text):
+        depth = open_depth(line, depth)  # line by line: a long open input costs no more
+        if depth:
             continue
+        text = "\n".join(pending)
         pending = []
         if not shell.execute(text, first_line=start):
-            return False
-    if not pending:
-        return True
-    # the end of input with a bracket open: it fails on its own line(s), and the
-    # lines after it run as they would have, commands too (they took all of
-    # them into its one error)
-    from ..lang.parser import first_unclosed  # noqa: PLC0415 - only for this
-
-    opener = first_unclosed(pending)
-    last = len(pending) if opener is None else opener[0] + 1
-    if not shell.execute("\n".join(pending[:last]), first_line=start):
-        return False
-    return _run_lines(shell, enumerate(pending[last:], start + last))
+            return None
+    return (start, pending) if pending else None
 
 
 def _silence_stdout() -> None:

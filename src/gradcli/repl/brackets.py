@@ -11,9 +11,9 @@ OPENING = "(["
 CLOSING = ")]"
 
 
-def open_depth(text: str) -> int:
-    """How many ``(`` and ``[`` are still open at the end of ``text`` (never < 0)."""
-    depth = 0
+def open_depth(text: str, depth: int = 0) -> int:
+    """How many ``(`` and ``[`` are still open at the end of ``text`` (never < 0),
+    ``depth`` of them open before it (the lines so far of an input, one at a time)."""
     in_comment = False
     for ch in text:
         if in_comment:
