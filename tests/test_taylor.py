@@ -274,6 +274,45 @@ def test_large_arrays_go_block_by_block_with_the_same_results(monkeypatch):
                             1e-15, text)
 
 
+SHARED = {
+    # + 2 hands on sin's rows: the buffer is freed only when both nodes are dead
+    "exp(sin(x) + 2) * sin(x) * 3": lambda x: (lambda u: F.exp(u + 2) * u * 3)(F.sin(x)),
+    # a node read by steps far apart, and scratch rows given back at each step
+    "log(1 + x^2) * tanh(x) / (1 + x^2)":
+        lambda x: (lambda v: F.log(v) * F.tanh(x) / v)(1 + x**2),
+}
+
+
+@pytest.mark.parametrize("text", SHARED)
+def test_the_block_arena_reuses_buffers_and_never_a_live_one(monkeypatch, text):
+    small_blocks(monkeypatch, threads=1)
+    build = SHARED[text]
+    xs = np.linspace(0.1, 2.0, 2500)
+    arenas, gets = [], []
+    init, get = T._Arena.__init__, T._Arena.get
+
+    def counted_init(self):
+        init(self)
+        arenas.append(self)
+
+    def counted_get(self, shape, dtype):
+        gets.append(shape)
+        return get(self, shape, dtype)
+
+    monkeypatch.setattr(T._Arena, "__init__", counted_init)
+    monkeypatch.setattr(T._Arena, "get", counted_get)
+    x = Variable(T.sample(xs))
+    value, *blocked = T.taylor_derivatives_at(build(x), x, xs, 5)
+    with monkeypatch.context() as m:
+        m.setattr(T, "CHUNK_MIN", 10**9)
+        whole = taylor(build, xs, 5)
+    assert_orders_close([value, *blocked], whole, 1e-15, text)
+    # a block's rules asked for more buffers than the arena made: freed ones went out again
+    full = [s for s in gets if s[-1] == 512]
+    made = [b for b in arenas[-1].bufs if b.shape[-1] == 512]
+    assert 0 < len(made) < len(full) // 4
+
+
 @pytest.mark.parametrize("name", ["tan", "tanh", "sigmoid"])
 def test_riccati_rules_writing_derivatives_in_place_agree_to_order_12(monkeypatch, name):
     # the last rule of a blockwise replay writes k! c_k by its own recurrence

@@ -229,25 +229,57 @@ def _zero_rows(like: Any) -> Any:
 
 
 class _Arena:
-    """Buffers handed out in call order and handed out again, in the same order,
-    for the next block of a blockwise replay (every block makes the same calls)."""
+    """The buffers of a blockwise replay, handed out again as soon as they are free.
+
+    A block's steps take their rows and scratch rows here; _replay gives back
+    a step's scratch when the step ends and a node's rows after the node's last
+    use, and ``reset`` frees everything for the next block. The most recently
+    freed buffer goes out first: it is still in the cache, where a fresh buffer
+    per call (this arena's first form) made every pass of a block a trip to L3.
+    """
+
+    __slots__ = ("bufs", "free", "taken", "ids", "pinned")
 
     def __init__(self) -> None:
         self.bufs: list[Any] = []
-        self.i = 0
+        self.free: dict[tuple[Any, ...], list[Any]] = {}
+        self.taken: list[Any] = []  # handed out since reset, in order
+        self.ids: set[int] = set()
+        self.pinned: set[int] = set()  # the block's values: kept to its end
 
     def get(self, shape: tuple[int, ...], dtype: Any) -> Any:
-        i = self.i
-        self.i = i + 1
-        if i < len(self.bufs):
-            buf = self.bufs[i]
-            if buf.shape == shape and buf.dtype == dtype:
-                return buf
-            buf = self.bufs[i] = np.empty(shape, dtype=dtype)
-            return buf
-        buf = np.empty(shape, dtype=dtype)
-        self.bufs.append(buf)
+        spare = self.free.get((shape, dtype))
+        if spare:
+            buf = spare.pop()
+        else:
+            buf = np.empty(shape, dtype=dtype)
+            self.bufs.append(buf)
+            self.ids.add(id(buf))
+        self.taken.append(buf)
         return buf
+
+    def give(self, buf: Any) -> None:
+        self.free.setdefault((buf.shape, buf.dtype), []).append(buf)
+
+    def pin(self, shape: tuple[int, ...], dtype: Any) -> Any:
+        """A buffer kept until ``reset``, whatever holds it."""
+        buf = self.get(shape, dtype)
+        self.pinned.add(id(buf))
+        return buf
+
+    def owner(self, rows: Any) -> Any:
+        """The arena buffer that holds ``rows`` (itself or a view of it) and may be
+        given back, or None."""
+        buf = rows if rows.base is None else rows.base
+        i = id(buf)
+        return buf if i in self.ids and i not in self.pinned else None
+
+    def reset(self) -> None:
+        self.taken.clear()
+        self.pinned.clear()
+        self.free = {}
+        for buf in self.bufs:
+            self.give(buf)
 
 
 _local = threading.local()
@@ -1609,13 +1641,28 @@ class _Plan:
     blockwise replay repeats for every block.
     """
 
-    __slots__ = ("variables", "steps", "y_at", "_at")
+    __slots__ = ("variables", "steps", "y_at", "_at", "_dead")
 
     def __init__(self, x: Variable) -> None:
         self.variables: list[Variable] = [x]
         self.steps: list[tuple[str, Function, Any, Any, bool, tuple[int, ...], int]] = []
         self.y_at = 0
         self._at = {id(x): 0}
+        self._dead: list[tuple[int, ...]] | None = None
+
+    def dead(self) -> list[tuple[int, ...]]:
+        """For each step, the slots whose series no later step reads (y's excepted)."""
+        if self._dead is None:
+            last = {}
+            for j, step in enumerate(self.steps):
+                for i in step[5]:
+                    last[i] = j
+            dead: list[list[int]] = [[] for _ in self.steps]
+            for i, j in last.items():
+                if i != self.y_at:
+                    dead[j].append(i)
+            self._dead = [tuple(d) for d in dead]
+        return self._dead
 
     def at(self, v: Variable) -> int:
         i = self._at.get(id(v))
@@ -1676,8 +1723,13 @@ def _replay(plan: _Plan, data: list[Any], seed: Any, n: int, target: Any = None)
     vals: list[Any] = [None] * len(data)
     vals[0] = seed
     y_at = plan.y_at
+    arena = getattr(_local, "arena", None)
+    if arena is not None:
+        dead = plan.dead()
+        owners: list[Any] = [None] * len(data)
+        refs: dict[int, int] = {}
     fpe_derivative = True  # noqa: F841 - read by fpe.py: a nan here is a derivative's
-    for fpe_op, f, rule, erule, lift, ins_at, at in plan.steps:  # noqa: B007 - fpe.py reads fpe_op
+    for j, (fpe_op, f, rule, erule, lift, ins_at, at) in enumerate(plan.steps):  # noqa: B007 - fpe.py reads fpe_op
         y0 = data[at]
         ins = []
         live = False
@@ -1695,6 +1747,8 @@ def _replay(plan: _Plan, data: list[Any], seed: Any, n: int, target: Any = None)
             continue
         if at == y_at and target is not None:
             _local.target = target
+        if arena is not None:
+            mark = len(arena.taken)
         try:
             hi = erule(ins[0][0], ins[0][1], y0, n) if erule else rule(f, ins, y0, n)
         except _Redo:  # a non-finite number in Python floats: NumPy reports it
@@ -1708,7 +1762,31 @@ def _replay(plan: _Plan, data: list[Any], seed: Any, n: int, target: Any = None)
             # be overwritten
             _local.target = _local.given = None
         vals[at] = hi
+        if arena is not None:
+            _release(arena, mark, hi, at, dead[j], owners, refs)
     return vals[y_at]
+
+
+def _release(arena: _Arena, mark: int, hi: Any, at: int, dead: tuple[int, ...],
+             owners: list[Any], refs: dict[int, int]) -> None:
+    """Give back to the arena the step's scratch (what it took but its rows
+    ``hi`` are not), and the rows of the slots that are ``dead`` now. A buffer
+    two slots share (a rule may hand on its input's rows) waits for both."""
+    keep = arena.owner(hi)
+    for buf in arena.taken[mark:]:
+        if buf is not keep:
+            arena.give(buf)
+    del arena.taken[mark:]
+    if keep is not None:
+        owners[at] = keep
+        refs[id(keep)] = refs.get(id(keep), 0) + 1
+    for i in dead:
+        buf = owners[i]
+        if buf is not None:
+            owners[i] = None
+            left = refs[id(buf)] = refs[id(buf)] - 1
+            if not left:
+                arena.give(buf)
 
 
 def blockwise(values: Any) -> bool:
@@ -1842,7 +1920,7 @@ def _coefficients_blockwise(plan: _Plan, n: int, derivatives: bool, dtype: Any, 
                 data = flat.copy()
                 for i in whole:
                     data[i] = flat[i][lo:hi_]
-                arena.i = 0
+                arena.reset()
                 # a ufunc writes into the block arena, and y into its place in value:
                 # no new array and no copy per block (fpe.py names the step's label)
                 for fpe_op, ufunc, fwd, ins, at, dt in forward:  # noqa: B007
@@ -1851,7 +1929,7 @@ def _coefficients_blockwise(plan: _Plan, n: int, derivatives: bool, dtype: Any, 
                         if at == y_at:
                             value[lo:hi_] = data[at]
                     else:
-                        out = value[lo:hi_] if at == y_at else arena.get((hi_ - lo,), dt)
+                        out = value[lo:hi_] if at == y_at else arena.pin((hi_ - lo,), dt)
                         data[at] = ufunc(*[data[i] for i in ins], out=out)
                 fpe_op = "derivative"  # noqa: F841 - read by fpe.py: k! * c_k may overflow
                 _local.scaled = False
