@@ -420,6 +420,20 @@ def test_tails_over_an_array_block_by_block_mend_those_elements_only(monkeypatch
                 f"{name} at {xs[i]}, order {k}"
 
 
+@pytest.mark.parametrize("name", TAILS)
+def test_a_nan_beside_a_tail_leaves_the_tail_mended(name):
+    fn, mp_fn = TAILS[name]
+    xs = np.array([np.nan, 20.0, -25.0, 0.5])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        got = taylor(fn, xs, 2)
+    assert all(np.isnan(g[0]) for g in got)
+    for i in (1, 2, 3):
+        want = mp_derivatives(mp_fn, lambda t: t, xs[i], 2)
+        for k in (1, 2):
+            assert float(got[k][i]) == pytest.approx(want[k], rel=1e-12, abs=0), (xs[i], k)
+
+
 def test_scalar_x_and_array_y_sum_as_backprop_does():
     c = np.array([1.0, 2.0, 3.0])
 
@@ -520,6 +534,23 @@ def test_array_row_paths_match_one_element_at_a_time(name):
     for i in (0, 3, 6):
         assert_orders_close([v[i] for v in arr], taylor(build, xs[i], 12), 1e-12,
                             f"{name} at x={xs[i]}")
+
+
+@pytest.mark.parametrize("p", [2, 3, 4, 7])
+@pytest.mark.parametrize("slope", [1.0, -0.5])
+def test_integer_powers_of_a_linear_array_match_each_element_alone(p, slope):
+    # an array's rows are built pass by pass (x**2's are 2 x and 1), a single
+    # element's in Python floats from the binomial formula
+    xs = np.array([-1.5, -0.25, 0.0, 0.7, 3.0])
+
+    def build(x):
+        return (x * slope + 0.25) ** p
+
+    for order in (1, 2, p - 1, p, p + 2):
+        arr = taylor(build, xs, order)
+        for i, a in enumerate(xs):
+            assert_orders_close([v[i] for v in arr], taylor(build, a, order), 1e-15,
+                                f"p={p} order={order} x={a}")
 
 
 def test_a_variable_power_whose_base_is_lifted_to_the_exponents_shape():

@@ -701,6 +701,11 @@ def _int_pow_hi(u0: Any, U: Any, n: int, p: int, shape: tuple[int, ...]) -> Any:
         if u0.size == 1:
             exps = xp.asarray([p - k for k in range(1, m + 1)], dtype=dtype)
             pw = xp.power(u0.reshape(()), exps).reshape((m,) + (1,) * u0.ndim)
+        elif U.size == 1:
+            rows = _int_pow_rows(u0, float(U.reshape(())), coefs, p, xp, dtype)
+            if rows is not None:
+                return rows
+            pw = _int_pow_rows(u0, 1.0, [1.0] * m, p, xp, dtype)
         else:
             pw = _empty((m,) + u0.shape, dtype, xp)
             e = p - m
@@ -732,6 +737,43 @@ def _int_pow_hi(u0: Any, U: Any, n: int, p: int, shape: tuple[int, ...]) -> Any:
             base = (base[0] * base[0], _mul_hi(base[0], base[1], base[0], base[1], n, shape))
     assert result is not None
     return result[1]
+
+
+def _int_pow_rows(u0: Any, u1: float, coefs: list[float], p: int, xp: Any,
+                  dtype: Any) -> Any:
+    """Rows C(p, k) u1**k u0**(p-k), k = 1..m, of (u0 + u1 t)**p for an array u0
+    and one slope u1: each row costs a pass or two (x**2's are 2 x and 1), where
+    powers, then scaling, cost two or three. None if a scale overflows."""
+    m = len(coefs)
+    scales = []
+    for k, c in enumerate(coefs, 1):
+        try:
+            v = c * u1**k
+        except OverflowError:
+            return None
+        if v - v != 0.0:
+            return None
+        scales.append(v)
+    rows = _empty((m,) + u0.shape, dtype, xp)
+    e_min = p - m
+    for k in range(m, 0, -1):  # u0**e for e = p - k >= 2, each from the one below
+        e = p - k
+        if e == 2:
+            xp.multiply(u0, u0, out=rows[k - 1])
+        elif e > 2:
+            if e == e_min:
+                xp.power(u0, float(e), out=rows[k - 1])
+            else:
+                xp.multiply(rows[k], u0, out=rows[k - 1])
+    for k in range(1, m + 1):
+        e, row, sc = p - k, rows[k - 1], scales[k - 1]
+        if e == 0:
+            row.fill(sc)
+        elif e == 1:
+            xp.multiply(u0, sc, out=row)
+        elif sc != 1.0:
+            row *= sc
+    return rows
 
 
 def _pow_hi(u0: Any, U: Any, y0: Any, n: int, a: Any) -> Any:
@@ -1198,6 +1240,8 @@ def _tail(g: Any, u: Any, a: float, c: float) -> Any:
     without cancellation, for the tails where 1 - y**2 gave tanh'(20) as 0
     (it is 1.7e-17). Only such elements cost an exp; ``g`` is changed in place
     when it is an array of more than one element."""
+    if type(g) is np.ndarray and g.size and not np.fmin.reduce(g, axis=None) < _TAIL:
+        return g  # the usual case in one reduction (fmin passes over nan), no mask
     small = g < _TAIL
     if not small.any():
         return g
