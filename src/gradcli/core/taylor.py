@@ -1055,9 +1055,10 @@ def sqrt_rule(u0: Any, U: Any, y0: Any, n: int) -> Any:
     return _pow_hi(u0, U, y0, n, 0.5)
 
 
-def _sincos(u0: Any, U: Any, y0: Any, n: int, p0: Any, signs: list[float],
+def _sincos(u0: Any, U: Any, y0: Any, n: int, partner: str, signs: list[float],
             ysign: float, psign: float) -> Any:
-    """sin, cos, sinh, cosh: y0 the output, p0 its partner (cos for sin ...).
+    """sin, cos, sinh, cosh: y0 the output, p0 = partner(u0) its partner (cos
+    for sin ...).
 
     y' = ysign p u' and p' = psign y u'. ``signs[k % 4]`` is the sign of the
     k-th derivative for a linear input: +-p0 for odd k, +-y0 for even k.
@@ -1065,6 +1066,22 @@ def _sincos(u0: Any, U: Any, y0: Any, n: int, p0: Any, signs: list[float],
     d = U.shape[0]
     xp = get_array_module(U)
     dtype = _dtype(y0)
+    pfun = getattr(xp, partner)
+    if d == 1 and signs[1] == 1.0 and U.size == 1 and y0.size > 1 \
+            and float(U.reshape(())) == 1.0 and u0.shape == y0.shape and u0.dtype == dtype \
+            and not _geom_underflows(1.0, n):
+        # x itself, over an array: the partner (sin's cos, not cos's -sin) is the
+        # first row as it is, written there (no copy, no scaling pass); the other
+        # rows are +-p0 / k!, +-y0 / k!
+        out = _empty((n,) + y0.shape, dtype, xp)
+        p0 = pfun(u0, out=out[0])
+        sg = [signs[k % 4] / math.factorial(k) for k in range(1, n + 1)]
+        if n > 2:
+            xp.multiply(p0, _col(sg[2::2], y0.ndim, xp, dtype), out=out[2::2])
+        if n > 1:
+            xp.multiply(y0, _col(sg[1::2], y0.ndim, xp, dtype), out=out[1::2])
+        return out
+    p0 = pfun(u0)
     if d == 1:
         if _py_ok(y0, n):
             p, u1, base, vals = 1.0, _f(U), (_f(y0), _f(p0)), []
@@ -1095,23 +1112,19 @@ def _sincos(u0: Any, U: Any, y0: Any, n: int, p0: Any, signs: list[float],
 
 
 def sin_rule(u0: Any, U: Any, y0: Any, n: int) -> Any:
-    cos0 = get_array_module(u0).cos(u0)
-    return _sincos(u0, U, y0, n, cos0, [1.0, 1.0, -1.0, -1.0], 1.0, -1.0)
+    return _sincos(u0, U, y0, n, "cos", [1.0, 1.0, -1.0, -1.0], 1.0, -1.0)
 
 
 def cos_rule(u0: Any, U: Any, y0: Any, n: int) -> Any:
-    sin0 = get_array_module(u0).sin(u0)
-    return _sincos(u0, U, y0, n, sin0, [1.0, -1.0, -1.0, 1.0], -1.0, 1.0)
+    return _sincos(u0, U, y0, n, "sin", [1.0, -1.0, -1.0, 1.0], -1.0, 1.0)
 
 
 def sinh_rule(u0: Any, U: Any, y0: Any, n: int) -> Any:
-    cosh0 = get_array_module(u0).cosh(u0)
-    return _sincos(u0, U, y0, n, cosh0, [1.0, 1.0, 1.0, 1.0], 1.0, 1.0)
+    return _sincos(u0, U, y0, n, "cosh", [1.0, 1.0, 1.0, 1.0], 1.0, 1.0)
 
 
 def cosh_rule(u0: Any, U: Any, y0: Any, n: int) -> Any:
-    sinh0 = get_array_module(u0).sinh(u0)
-    return _sincos(u0, U, y0, n, sinh0, [1.0, 1.0, 1.0, 1.0], 1.0, 1.0)
+    return _sincos(u0, U, y0, n, "sinh", [1.0, 1.0, 1.0, 1.0], 1.0, 1.0)
 
 
 def _riccati(u0: Any, U: Any, y0: Any, n: int, g: Callable[[Any, Any, Any], Any],
