@@ -231,21 +231,23 @@ def _zero_rows(like: Any) -> Any:
 class _Arena:
     """The buffers of a blockwise replay, handed out again as soon as they are free.
 
-    A block's steps take their rows and scratch rows here; _replay gives back
-    a step's scratch when the step ends and a node's rows after the node's last
-    use, and ``reset`` frees everything for the next block. The most recently
-    freed buffer goes out first: it is still in the cache, where a fresh buffer
-    per call (this arena's first form) made every pass of a block a trip to L3.
+    A block's steps take their rows and scratch rows here (``get``); _replay
+    gives back a step's scratch when the step ends and a node's rows after the
+    node's last use, and ``reset`` what was held to the block's end. The most
+    recently freed buffer goes out first: it is still in the cache, where a
+    fresh buffer per call (this arena's first form) made every pass of a block
+    a trip to L3. The block's values (its forward pass) have buffers of their
+    own, the same for every block (``value``).
     """
 
-    __slots__ = ("bufs", "free", "taken", "ids", "pinned")
+    __slots__ = ("free", "taken", "ids", "held", "values")
 
     def __init__(self) -> None:
-        self.bufs: list[Any] = []
         self.free: dict[tuple[Any, ...], list[Any]] = {}
-        self.taken: list[Any] = []  # handed out since reset, in order
-        self.ids: set[int] = set()
-        self.pinned: set[int] = set()  # the block's values: kept to its end
+        self.taken: list[Any] = []  # handed out, until _replay sorts them out
+        self.ids: set[int] = set()  # of every buffer get ever made
+        self.held: list[Any] = []  # given back at reset
+        self.values: list[Any] = []
 
     def get(self, shape: tuple[int, ...], dtype: Any) -> Any:
         spare = self.free.get((shape, dtype))
@@ -253,33 +255,36 @@ class _Arena:
             buf = spare.pop()
         else:
             buf = np.empty(shape, dtype=dtype)
-            self.bufs.append(buf)
             self.ids.add(id(buf))
         self.taken.append(buf)
         return buf
 
     def give(self, buf: Any) -> None:
-        self.free.setdefault((buf.shape, buf.dtype), []).append(buf)
+        key = (buf.shape, buf.dtype)
+        spare = self.free.get(key)
+        if spare is None:
+            self.free[key] = [buf]
+        else:
+            spare.append(buf)
 
-    def pin(self, shape: tuple[int, ...], dtype: Any) -> Any:
-        """A buffer kept until ``reset``, whatever holds it."""
-        buf = self.get(shape, dtype)
-        self.pinned.add(id(buf))
+    def value(self, i: int, shape: tuple[int, ...], dtype: Any) -> Any:
+        """The buffer of the block's i-th value."""
+        values = self.values
+        if i < len(values):
+            buf = values[i]
+            if buf.shape == shape and buf.dtype == dtype:
+                return buf
+            buf = values[i] = np.empty(shape, dtype=dtype)
+            return buf
+        buf = np.empty(shape, dtype=dtype)
+        values.append(buf)
         return buf
 
-    def owner(self, rows: Any) -> Any:
-        """The arena buffer that holds ``rows`` (itself or a view of it) and may be
-        given back, or None."""
-        buf = rows if rows.base is None else rows.base
-        i = id(buf)
-        return buf if i in self.ids and i not in self.pinned else None
-
     def reset(self) -> None:
-        self.taken.clear()
-        self.pinned.clear()
-        self.free = {}
-        for buf in self.bufs:
+        for buf in self.held:
             self.give(buf)
+        self.held.clear()
+        self.taken.clear()
 
 
 _local = threading.local()
@@ -1821,6 +1826,8 @@ def _replay(plan: _Plan, data: list[Any], seed: Any, n: int, target: Any = None)
         vals[at] = hi
         if arena is not None:
             _release(arena, mark, hi, at, dead[j], owners, refs)
+    if arena is not None and owners[y_at] is not None:
+        arena.held.append(owners[y_at])  # the caller copies y's rows out first
     return vals[y_at]
 
 
@@ -1829,19 +1836,26 @@ def _release(arena: _Arena, mark: int, hi: Any, at: int, dead: tuple[int, ...],
     """Give back to the arena the step's scratch (what it took but its rows
     ``hi`` are not), and the rows of the slots that are ``dead`` now. A buffer
     two slots share (a rule may hand on its input's rows) waits for both."""
-    keep = arena.owner(hi)
-    for buf in arena.taken[mark:]:
-        if buf is not keep:
-            arena.give(buf)
-    del arena.taken[mark:]
+    taken = arena.taken
+    keep = hi if hi.base is None else hi.base
+    if id(keep) not in arena.ids:
+        keep = None
+    if len(taken) > mark:
+        give = arena.give
+        for buf in taken[mark:]:
+            if buf is not keep:
+                give(buf)
+        del taken[mark:]
     if keep is not None:
         owners[at] = keep
-        refs[id(keep)] = refs.get(id(keep), 0) + 1
+        k = id(keep)
+        refs[k] = refs.get(k, 0) + 1
     for i in dead:
         buf = owners[i]
         if buf is not None:
             owners[i] = None
-            left = refs[id(buf)] = refs[id(buf)] - 1
+            k = id(buf)
+            left = refs[k] = refs[k] - 1
             if not left:
                 arena.give(buf)
 
@@ -1980,13 +1994,13 @@ def _coefficients_blockwise(plan: _Plan, n: int, derivatives: bool, dtype: Any, 
                 arena.reset()
                 # a ufunc writes into the block arena, and y into its place in value:
                 # no new array and no copy per block (fpe.py names the step's label)
-                for fpe_op, ufunc, fwd, ins, at, dt in forward:  # noqa: B007
+                for j, (fpe_op, ufunc, fwd, ins, at, dt) in enumerate(forward):  # noqa: B007
                     if ufunc is None:
                         data[at] = fwd(*[data[i] for i in ins])
                         if at == y_at:
                             value[lo:hi_] = data[at]
                     else:
-                        out = value[lo:hi_] if at == y_at else arena.pin((hi_ - lo,), dt)
+                        out = value[lo:hi_] if at == y_at else arena.value(j, (hi_ - lo,), dt)
                         data[at] = ufunc(*[data[i] for i in ins], out=out)
                 fpe_op = "derivative"  # noqa: F841 - read by fpe.py: k! * c_k may overflow
                 _local.scaled = False
