@@ -490,6 +490,150 @@ def sympy_blocks(text: str, xs: Any, threads: int) -> Callable[[], Any] | None:
     return run
 
 
+# Orders 0..3 worked out by hand for each formula, as derivatives (not series),
+# in as few whole-row NumPy operations as I found: what gradcli's general rules
+# are measured against. Each writes rows value, d1, d2, d3 of ``o`` from ``x``,
+# with scratch rows ``b``.
+
+
+def _hand_poly(x: Any, o: Any, b: list[Any]) -> None:
+    x2, t = b
+    np.multiply(x, x, out=x2)
+    np.subtract(x2, 2.0, out=t)
+    np.multiply(x2, t, out=o[0])  # x^2 (x^2 - 2)
+    np.subtract(x2, 1.0, out=t)
+    np.multiply(t, x, out=t)
+    np.multiply(t, 4.0, out=o[1])  # 4 x (x^2 - 1)
+    np.multiply(x2, 12.0, out=o[2])
+    np.subtract(o[2], 4.0, out=o[2])  # 12 x^2 - 4
+    np.multiply(x, 24.0, out=o[3])
+
+
+def _hand_sin_exp(x: Any, o: Any, b: list[Any]) -> None:
+    s, c, e, t = b
+    np.sin(x, out=s)
+    np.cos(x, out=c)
+    np.exp(x, out=e)
+    np.multiply(s, e, out=o[0])
+    np.add(s, c, out=t)
+    np.multiply(e, t, out=o[1])  # e (s + c)
+    np.multiply(e, c, out=o[2])
+    np.multiply(o[2], 2.0, out=o[2])  # 2 e c
+    np.subtract(c, s, out=t)
+    np.multiply(t, e, out=t)
+    np.multiply(t, 2.0, out=o[3])  # 2 e (c - s)
+
+
+def _hand_tanh(x: Any, o: Any, b: list[Any]) -> None:
+    y2, t = b
+    y = np.tanh(x, out=o[0])
+    np.multiply(y, y, out=y2)
+    p = np.subtract(1.0, y2, out=o[1])  # 1 - y^2
+    np.multiply(y, -2.0, out=t)
+    np.multiply(t, p, out=o[2])  # -2 y p
+    np.multiply(y2, 6.0, out=y2)
+    np.subtract(y2, 2.0, out=y2)
+    np.multiply(p, y2, out=o[3])  # p (6 y^2 - 2)
+
+
+def _hand_sigmoid(x: Any, o: Any, b: list[Any]) -> None:
+    (t,) = b
+    s = o[0]
+    np.negative(x, out=t)
+    np.exp(t, out=t)
+    np.add(t, 1.0, out=t)
+    np.divide(1.0, t, out=s)
+    np.subtract(1.0, s, out=t)
+    d1 = np.multiply(s, t, out=o[1])  # s (1 - s)
+    np.multiply(s, -2.0, out=t)
+    np.add(t, 1.0, out=t)
+    np.multiply(d1, t, out=o[2])  # d1 (1 - 2 s)
+    np.multiply(d1, -6.0, out=t)
+    np.add(t, 1.0, out=t)
+    np.multiply(d1, t, out=o[3])  # d1 (1 - 6 d1)
+
+
+def _hand_exp_sin_log(x: Any, o: Any, b: list[Any]) -> None:
+    s, c, E, v, L, E1, E2, E3, t, u, L1, L2, L3, r = b
+    D0, D1, D2, D3 = o
+    np.sin(x, out=s)
+    np.cos(x, out=c)
+    np.exp(s, out=E)
+    np.multiply(x, x, out=v)
+    np.add(v, 1.0, out=v)
+    np.log(v, out=L)
+    np.multiply(E, L, out=D0)
+    # E = exp(sin x): E1 = E c, E2 = E (c^2 - s), E3 = c E2 - E1 (2 s + 1)
+    np.multiply(E, c, out=E1)
+    np.multiply(c, c, out=t)
+    np.subtract(t, s, out=t)
+    np.multiply(E, t, out=E2)
+    np.add(s, s, out=t)
+    np.add(t, 1.0, out=t)
+    np.multiply(E1, t, out=t)
+    np.multiply(c, E2, out=E3)
+    np.subtract(E3, t, out=E3)
+    # L = log(1 + x^2), r = 1/v: L1 = 2 x r, L2 = 2 r - L1^2, L3 = -2 L1 (r + L2)
+    np.divide(1.0, v, out=r)
+    np.add(x, x, out=L1)
+    np.multiply(L1, r, out=L1)
+    np.add(r, r, out=L2)
+    np.multiply(L1, L1, out=t)
+    np.subtract(L2, t, out=L2)
+    np.add(r, L2, out=L3)
+    np.multiply(L3, L1, out=L3)
+    np.multiply(L3, -2.0, out=L3)
+    # Leibniz
+    np.multiply(E1, L, out=D1)
+    np.multiply(E, L1, out=t)
+    np.add(D1, t, out=D1)
+    np.multiply(E2, L, out=D2)
+    np.multiply(E1, L1, out=t)
+    np.multiply(t, 2.0, out=t)
+    np.add(D2, t, out=D2)
+    np.multiply(E, L2, out=t)
+    np.add(D2, t, out=D2)
+    np.multiply(E2, L1, out=t)
+    np.multiply(E1, L2, out=u)
+    np.add(t, u, out=t)
+    np.multiply(t, 3.0, out=t)
+    np.multiply(E3, L, out=D3)
+    np.add(D3, t, out=D3)
+    np.multiply(E, L3, out=t)
+    np.add(D3, t, out=D3)
+
+
+HAND = {
+    "x**4 - 2*x**2": (_hand_poly, 2),
+    "sin(x)*exp(x)": (_hand_sin_exp, 4),
+    "tanh(x)": (_hand_tanh, 2),
+    "1/(1+exp(-x))": (_hand_sigmoid, 1),
+    "exp(sin(x))*log(1+x**2)": (_hand_exp_sin_log, 14),
+}
+
+
+def hand_blocks(text: str, xs: Any, threads: int) -> Callable[[], Any]:
+    """A function computing orders 0..3 of ``text`` at every element of ``xs`` by
+    its hand-written program (HAND), on gradcli's blocks in ``threads`` threads."""
+    kernel, scratch = HAND[text]
+    size = xs.size
+    starts = range(0, size, T.CHUNK)
+
+    def run() -> Any:
+        out = np.empty((4, size))
+
+        def work(mine: range) -> None:
+            rows = [np.empty(T.CHUNK) for _ in range(scratch)]
+            for lo in mine:
+                hi = min(lo + T.CHUNK, size)
+                kernel(xs[lo:hi], out[:, lo:hi], [r[: hi - lo] for r in rows])
+
+        T._run_threads(work, [starts[i::threads] for i in range(threads)])
+        return out
+
+    return run
+
+
 def arrays(args: argparse.Namespace, report: dict[str, Any]) -> list[str]:
     size = args.points
     xs = np.linspace(-2.0, 2.0, size)
@@ -515,9 +659,13 @@ def arrays(args: argparse.Namespace, report: dict[str, Any]) -> list[str]:
           "on the same blocks in as many threads. `store` is what writing the four result "
           "rows alone costs (a fresh (4, N) array filled): the result is four times the "
           "size of NumPy's, so this much of the 3x is spent before any arithmetic.\n")
+    print("`hand` is each formula's orders 0..3 worked out by hand (HAND in this "
+          "script), as few NumPy operations as could be found, on the same blocks and "
+          "threads: what a kernel written for that one formula costs, against "
+          "gradcli's general rules.\n")
     print("| formula | numpy | blocks | blocks / numpy | 1 thread / numpy "
-          "| graph + taylor / numpy | sympy / numpy | store / numpy |")
-    print("|---|---:|---:|---:|---:|---:|---:|---:|")
+          "| graph + taylor / numpy | sympy / numpy | hand / numpy | store / numpy |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
 
     def blocks(code: Any) -> Any:
         x = Variable(T.sample(xs))
@@ -552,12 +700,16 @@ def arrays(args: argparse.Namespace, report: dict[str, Any]) -> list[str]:
             if symbolic is not None and not np.allclose(symbolic(), np.stack(got),
                                                         rtol=1e-9, atol=1e-12):
                 problems.append(f"arrays: `{text}` SymPy's derivatives differ from blocks")
-            t_np, t_blocks, t_one, t_store, t_sympy = interleaved([
+            hand = hand_blocks(text, xs, threads)
+            if not np.allclose(hand(), np.stack(got), rtol=1e-12, atol=1e-12):
+                problems.append(f"arrays: `{text}` the hand-written program differs from blocks")
+            t_np, t_blocks, t_one, t_store, t_sympy, t_hand = interleaved([
                 lambda c=code: eval(c, np_ns, {"x": xs}),
                 lambda c=code: blocks(c),
                 lambda c=code: one_thread(c),
                 store,
                 symbolic or store,
+                hand,
             ], rounds)
             if symbolic is None:
                 t_sympy = math.nan
@@ -573,10 +725,11 @@ def arrays(args: argparse.Namespace, report: dict[str, Any]) -> list[str]:
                                               args.repeat_budget, 15)[0])
             rows.append({"formula": text, "numpy_s": t_np, "blocks_s": t_blocks,
                          "blocks_1_thread_s": t_one, "graph_taylor_s": t_whole,
-                         "sympy_s": t_sympy, "store_s": t_store, "threads": threads})
+                         "sympy_s": t_sympy, "hand_s": t_hand, "store_s": t_store,
+                         "threads": threads})
             print(f"| `{text}` | {fmt_time(t_np)} | {fmt_time(t_blocks)} "
                   f"| {t_blocks / t_np:.2f} | {t_one / t_np:.2f} | {t_whole / t_np:.2f} "
-                  f"| {t_sympy / t_np:.2f} | {t_store / t_np:.2f} |")
+                  f"| {t_sympy / t_np:.2f} | {t_hand / t_np:.2f} | {t_store / t_np:.2f} |")
     report["arrays"] = rows
     print()
     for p in problems:
