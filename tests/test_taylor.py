@@ -551,6 +551,17 @@ def test_integer_powers_of_a_linear_array_match_each_element_alone(p, slope):
                                 f"p={p} order={order} x={a}")
 
 
+@pytest.mark.parametrize("dtype", [np.int64, np.int16, np.uint8])
+def test_integer_powers_of_an_integer_array_do_not_wrap_around(dtype):
+    # u0 * u0 in the integers wrapped: int16 [200, 300] ** 3.0 had slope -76608
+    xs = np.array([20, 30], dtype=dtype) * (10 if np.dtype(dtype).itemsize > 1 else 1)
+    x = Variable(xs)
+    got = taylor_derivatives(x**3.0, x, 3)
+    a = xs.astype(np.float64)
+    for g, w in zip(got, [a**3, 3 * a**2, 6 * a, np.full_like(a, 6.0)]):
+        np.testing.assert_allclose(g, w, rtol=1e-15)
+
+
 def test_a_variable_power_whose_base_is_lifted_to_the_exponents_shape():
     # the base has shape (3,), the exponent x (1, 1): the base's rows are lifted
     def build(x):

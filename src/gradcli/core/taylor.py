@@ -764,7 +764,7 @@ def _int_pow_rows(u0: Any, u1: float, coefs: list[float], p: int, xp: Any,
     for k in range(m, 0, -1):  # u0**e for e = p - k >= 2, each from the one below
         e = p - k
         if e == 2:
-            xp.multiply(u0, u0, out=rows[k - 1])
+            xp.multiply(u0, u0, out=rows[k - 1], dtype=dtype)  # an integer x's too
         elif e > 2:
             if e == e_min:
                 xp.power(u0, float(e), out=rows[k - 1])
