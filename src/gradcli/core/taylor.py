@@ -245,7 +245,7 @@ class _Arena:
     def __init__(self) -> None:
         self.free: dict[tuple[Any, ...], list[Any]] = {}
         self.taken: list[Any] = []  # handed out, until _replay sorts them out
-        self.ids: set[int] = set()  # of every buffer get ever made
+        self.ids: dict[int, Any] = {}  # every buffer get made, by id (kept: no id reused)
         self.held: list[Any] = []  # given back at reset
         self.values: list[Any] = []
 
@@ -255,7 +255,7 @@ class _Arena:
             buf = spare.pop()
         else:
             buf = np.empty(shape, dtype=dtype)
-            self.ids.add(id(buf))
+            self.ids[id(buf)] = buf
         self.taken.append(buf)
         return buf
 
