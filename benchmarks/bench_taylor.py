@@ -473,18 +473,18 @@ def sympy_blocks(text: str, xs: Any, threads: int) -> Callable[[], Any] | None:
         exprs.append(sympy.diff(exprs[-1], x))
     fn = sympy.lambdify(x, [sympy.simplify(e) for e in exprs], "numpy", cse=True)
     size = xs.size
-    starts = range(0, size, T.CHUNK)
+    starts = range(0, size, T.blocks.CHUNK)
 
     def run() -> Any:
         out = np.empty((4, size))
 
         def work(mine: range) -> None:
             for lo in mine:
-                hi = min(lo + T.CHUNK, size)
+                hi = min(lo + T.blocks.CHUNK, size)
                 for k, row in enumerate(fn(xs[lo:hi])):
                     out[k, lo:hi] = row
 
-        T._run_threads(work, [starts[i::threads] for i in range(threads)])
+        T.blocks._run_threads(work, [starts[i::threads] for i in range(threads)])
         return out
 
     return run
@@ -617,18 +617,18 @@ def hand_blocks(text: str, xs: Any, threads: int) -> Callable[[], Any]:
     its hand-written program (HAND), on gradcli's blocks in ``threads`` threads."""
     kernel, scratch = HAND[text]
     size = xs.size
-    starts = range(0, size, T.CHUNK)
+    starts = range(0, size, T.blocks.CHUNK)
 
     def run() -> Any:
         out = np.empty((4, size))
 
         def work(mine: range) -> None:
-            rows = [np.empty(T.CHUNK) for _ in range(scratch)]
+            rows = [np.empty(T.blocks.CHUNK) for _ in range(scratch)]
             for lo in mine:
-                hi = min(lo + T.CHUNK, size)
+                hi = min(lo + T.blocks.CHUNK, size)
                 kernel(xs[lo:hi], out[:, lo:hi], [r[: hi - lo] for r in rows])
 
-        T._run_threads(work, [starts[i::threads] for i in range(threads)])
+        T.blocks._run_threads(work, [starts[i::threads] for i in range(threads)])
         return out
 
     return run
@@ -638,7 +638,7 @@ def arrays(args: argparse.Namespace, report: dict[str, Any]) -> list[str]:
     size = args.points
     xs = np.linspace(-2.0, 2.0, size)
     np_ns = {"exp": np.exp, "sin": np.sin, "log": np.log, "tanh": np.tanh}
-    threads = T.THREADS
+    threads = T.blocks.THREADS
     rounds = 5 if args.quick else 15
     print(f"## Arrays: orders 0..3 over {size:,} points\n")
     print("`numpy` is one evaluation of the formula with NumPy (the faster of its time "
@@ -646,7 +646,7 @@ def arrays(args: argparse.Namespace, report: dict[str, Any]) -> list[str]:
           "buffers). `blocks` is what `gradcli eval --order 3` does for a large array: "
           "record the graph on the first block of x (`taylor.sample`), then "
           "`taylor_derivatives_at` over all of x, values and derivatives block by block, "
-          f"with {threads} thread(s) (`gradcli.core.taylor.THREADS`); `1 thread` the same "
+          f"with {threads} thread(s) (`gradcli.core.taylor.blocks.THREADS`); `1 thread` the same "
           "with one. `graph + taylor` is the whole-array way: the graph on all of x "
           "(order 0), then `taylor_derivatives(y, x, 3)` (orders 1..3, also block by "
           f"block). Each is the best of {rounds} rounds in which NumPy and the block "
@@ -672,11 +672,11 @@ def arrays(args: argparse.Namespace, report: dict[str, Any]) -> list[str]:
         return T.taylor_derivatives_at(eval(code, GRADCLI_NS, {"x": x}), x, xs, 3)
 
     def one_thread(code: Any) -> None:
-        T.THREADS = 1
+        T.blocks.THREADS = 1
         try:
             blocks(code)
         finally:
-            T.THREADS = threads
+            T.blocks.THREADS = threads
 
     def whole(code: Any) -> Any:
         x = Variable(xs)

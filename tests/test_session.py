@@ -149,8 +149,8 @@ def blocks(monkeypatch):
     answers (True: it applied)."""
     from gradcli.core import taylor as T
 
-    monkeypatch.setattr(T, "CHUNK", 512)
-    monkeypatch.setattr(T, "CHUNK_MIN", 1024)
+    monkeypatch.setattr(T.blocks, "CHUNK", 512)
+    monkeypatch.setattr(T.blocks, "CHUNK_MIN", 1024)
     calls = []
     real = T.taylor_derivatives_at
 

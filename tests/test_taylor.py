@@ -73,10 +73,10 @@ def points(name, count=5):
 
 def small_blocks(monkeypatch, threads=None):
     """Blocks of 512 elements from 1024 on, so that small arrays go block by block."""
-    monkeypatch.setattr(T, "CHUNK", 512)
-    monkeypatch.setattr(T, "CHUNK_MIN", 1024)
+    monkeypatch.setattr(T.blocks, "CHUNK", 512)
+    monkeypatch.setattr(T.blocks, "CHUNK_MIN", 1024)
     if threads is not None:
-        monkeypatch.setattr(T, "THREADS", threads)
+        monkeypatch.setattr(T.blocks, "THREADS", threads)
 
 
 # --- the registry ----------------------------------------------------------------------
@@ -259,7 +259,7 @@ def test_large_arrays_go_block_by_block_with_the_same_results(monkeypatch):
     for text, build in FIVE.items():
         blocked = taylor(build, xs, 4)
         with monkeypatch.context() as m:
-            m.setattr(T, "CHUNK_MIN", 10**9)
+            m.setattr(T.blocks, "CHUNK_MIN", 10**9)
             whole = taylor(build, xs, 4)
         assert_orders_close(blocked, whole, 1e-14, text)
         for i in (0, 511, 512, 2499):
@@ -289,7 +289,7 @@ def test_the_block_arena_reuses_buffers_and_never_a_live_one(monkeypatch, text):
     build = SHARED[text]
     xs = np.linspace(0.1, 2.0, 2500)
     gets, made = [], []
-    get = T._Arena.get
+    get = T.rows._Arena.get
 
     def counted_get(self, shape, dtype):
         before = len(self.ids)
@@ -297,11 +297,11 @@ def test_the_block_arena_reuses_buffers_and_never_a_live_one(monkeypatch, text):
         (made if len(self.ids) > before else gets).append(shape)
         return buf
 
-    monkeypatch.setattr(T._Arena, "get", counted_get)
+    monkeypatch.setattr(T.rows._Arena, "get", counted_get)
     x = Variable(T.sample(xs))
     value, *blocked = T.taylor_derivatives_at(build(x), x, xs, 5)
     with monkeypatch.context() as m:
-        m.setattr(T, "CHUNK_MIN", 10**9)
+        m.setattr(T.blocks, "CHUNK_MIN", 10**9)
         whole = taylor(build, xs, 5)
     assert_orders_close([value, *blocked], whole, 1e-15, text)
     # the four full blocks' rules asked for buffers four times as often as the
@@ -710,8 +710,8 @@ def test_a_derivative_whose_coefficient_underflows_keeps_its_digits(dtype, scale
 def test_exact_zeros_of_a_polynomial_are_not_taken_for_underflow(monkeypatch):
     # a zero coefficient with no subnormal one beside it is exact: no rescaled pass
     calls = []
-    real = T._coefficients_at
-    monkeypatch.setattr(T, "_coefficients_at", lambda *a: calls.append(a[-1]) or real(*a))
+    real = T.api._coefficients_at
+    monkeypatch.setattr(T.api, "_coefficients_at", lambda *a: calls.append(a[-1]) or real(*a))
     x = Variable(np.array(0.7))
     d = taylor_derivatives(x**4 - 2 * x**2, x, 12)
     assert [float(v) for v in d[5:]] == [0.0] * 8 and calls == [1.0]
@@ -741,7 +741,7 @@ def test_threads_give_the_same_blocks_as_one(monkeypatch):
     build = FIVE["exp(sin(x))*log(1+x**2)"]
     results = {}
     for threads in (1, 2, 3):
-        monkeypatch.setattr(T, "THREADS", threads)
+        monkeypatch.setattr(T.blocks, "THREADS", threads)
         results[threads] = taylor(build, xs, 4)
     for threads in (2, 3):
         for got, want in zip(results[threads], results[1]):
@@ -773,7 +773,7 @@ def test_an_error_in_another_thread_is_raised_in_the_caller(monkeypatch):
         calls.append(threading.current_thread())
         if threading.current_thread() is not threading.main_thread():
             raise MemoryError("boom")
-        return T.exp_rule(*args)
+        return T.elementary.exp_rule(*args)
 
     monkeypatch.setattr(type(y.creator), "taylor_rule", staticmethod(failing))
     with pytest.raises(MemoryError, match="boom"):
@@ -788,7 +788,7 @@ def test_the_last_rule_writes_into_the_result_and_an_error_leaves_no_block_offer
     written = []
 
     def recording(u0, U, y0, n):
-        rows = T.tanh_rule(u0, U, y0, n)
+        rows = T.elementary.tanh_rule(u0, U, y0, n)
         written.append(rows)
         if len(written) == 2:
             raise ArithmeticError("boom")
@@ -799,7 +799,7 @@ def test_the_last_rule_writes_into_the_result_and_an_error_leaves_no_block_offer
         taylor_derivatives(y, x, 3)
     # the first block's rows were the result's own memory, not a copy
     assert written[0].base is not None and written[0].shape == (3, 512)
-    assert getattr(T._local, "target", None) is None
+    assert getattr(T.rows._local, "target", None) is None
 
 
 def test_backprop_warns_before_its_graph_blows_up(monkeypatch):

@@ -15,7 +15,6 @@ from typing import Any
 import numpy as np
 
 from ..errors import MathError
-from . import taylor as _taylor
 from .backend import get_array_module
 from .graph import Constant, Function, Variable, as_variable
 from .ops import (
@@ -57,6 +56,7 @@ from .ops import (
     transpose,
 )
 from .registry import REGISTRY, Builtin, elementwise, lookup, register
+from .taylor import elementary as _taylor
 
 _LN2 = math.log(2.0)
 _LN10 = math.log(10.0)

@@ -1,0 +1,169 @@
+"""The entry points: taylor_coefficients, taylor_derivatives and
+taylor_derivatives_at."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ...errors import LimitError
+from ..backend import get_array_module
+from ..graph import Variable
+from .blocks import _blockwise, _coefficients_blockwise, blockwise
+from .replay import _elementwise, _Plan, _plan, _replay
+from .rows import _dtype, _lift, _py_array, _Redo
+from .scaling import MAX_ORDER, _derivative_factors, _scaled
+from .series import _UNKNOWN
+from .structural import _sum_to_rows
+
+
+def _coefficients(y: Variable, x: Variable, order: int, derivatives: bool = False) -> Any:
+    """Coefficients 1..order of y(x0 + t) as one array (order, *shape), with the
+    backprop semantics (see taylor_derivatives), or with ``derivatives`` the
+    derivatives k! c_k; None when Taylor mode does not apply."""
+    if order < 0:
+        raise ValueError(f"order must be >= 0, got {order}")
+    _UNKNOWN[0] = False  # see unknown_at_zero
+    x0 = x.data
+    if x0.dtype.kind not in "fiub":
+        return None
+    plan = _plan(y, x)
+    if plan is None:
+        return None
+    if order == 0:  # no rule is asked for nothing (some wrote coefficient 1 regardless)
+        return get_array_module(x0).empty((0,) + x0.shape, dtype=_dtype(y.data))
+    return _scaled(lambda s, n, d: _coefficients_at(plan, y, n, d, s), order, derivatives)
+
+
+def _coefficients_at(plan: _Plan, y: Variable, n: int, derivatives: bool, s: float) -> Any:
+    """_coefficients for the series of y(x0 + s t) (see _scaled)."""
+    fpe_op = "derivative"  # noqa: F841 - read by fpe.py: k! * c_k may overflow
+    x0 = plan.variables[0].data
+    xp = get_array_module(x0)
+    dtype = _dtype(x0)
+    seed = xp.full((1,) + (1,) * x0.ndim, s, dtype=dtype)
+    y0 = y.data
+    rdtype = np.result_type(_dtype(y0), dtype)
+    if n and plan.steps and _blockwise(plan):
+        return _coefficients_blockwise(plan, n, derivatives, rdtype, s)[1]
+    factors = _derivative_factors(n, s) if derivatives else None
+    scale = np.array(factors) if derivatives else None
+    hi = _replay(plan, plan.data(), seed, n)
+    shape = y0.shape
+    if hi is None or hi.shape[0] == 0:
+        return xp.zeros((n,) + x0.shape, dtype=rdtype)
+    if y0.size == 1 and x0.size == 1 and hi.size == hi.shape[0]:
+        # one number per order: finish in Python floats (NumPy only if one overflows)
+        vals = hi.reshape(-1)[:n].tolist()
+        vals += [0.0] * (n - len(vals))
+        if factors is not None:
+            vals = [v * f for v, f in zip(vals, factors)]
+        try:
+            return _py_array(vals, x0.shape, xp, rdtype)
+        except _Redo:
+            pass
+    hi = _lift(hi, y0.ndim)
+    d = hi.shape[0]
+    if d >= n and hi.shape[1:] == shape:
+        coef = hi[:n]
+    else:
+        coef = xp.zeros((n,) + shape, dtype=hi.dtype)
+        coef[:d] = hi[:n]
+    if shape != x0.shape:
+        if x0.size == 1:
+            coef = coef.reshape(n, -1).sum(axis=1).reshape((n,) + x0.shape)
+        else:
+            coef = _sum_to_rows(coef, x0.shape)
+    if scale is None:
+        return coef
+    col = scale.reshape((n,) + (1,) * (coef.ndim - 1))
+    if xp is not np:
+        col = xp.asarray(col)
+    if coef.dtype == col.dtype:
+        return coef * col
+    return (coef.astype(col.dtype) * col).astype(coef.dtype)
+
+
+def taylor_coefficients(y: Variable, x: Variable, order: int) -> list[Any] | None:
+    """[c_0, c_1, ..., c_order]: the Taylor coefficients f^(k)(x0) / k! of y about x0.
+
+    ``c_0`` is ``y.data``; the others follow the derivative semantics of
+    ``taylor_derivatives`` (summed over y when x is a scalar and y an array).
+    None when Taylor mode does not apply. Any order is allowed; coefficients of
+    entire functions underflow to 0 somewhere past order 170.
+    """
+    coef = _coefficients(y, x, order)
+    if coef is None:
+        return None
+    return [y.data, *coef]
+
+
+def _check_order(order: int) -> None:
+    if order > MAX_ORDER:
+        raise LimitError(
+            f"Taylor mode computes derivatives up to order {MAX_ORDER}; asked for {order}"
+        )
+
+
+def taylor_derivatives(y: Variable, x: Variable, order: int) -> list[Any] | None:
+    """[y, dy/dx, ..., d^order y / dx^order] by Taylor mode, or None to fall back.
+
+    ``y`` must have been computed from ``x`` with ``enable_backprop`` on (the
+    recorded graph is replayed; the forward values it holds are reused). The
+    first element is ``y.data`` itself. The derivatives mean what
+    ``higher_derivatives`` (repeated backprop) gives:
+
+    * an expression elementwise in x: elementwise derivatives, x's shape (summed
+      over broadcast axes when y is larger than x);
+    * a scalar x (one element) and an array y: derivatives of the sum of y,
+      x's shape; reductions, reshapes, indexing and ``@`` are allowed then;
+    * an array x with a non-elementwise operation on the path (sum, @, reshape,
+      indexing, max ...), or any Function without a Taylor rule: None.
+
+    Past order 170, where k! overflows float64, the series is taken in t/s
+    (_scaled), so that a derivative that float64 holds comes out (the
+    1000th of sin). Raises LimitError for an order above MAX_ORDER (1000).
+    """
+    _check_order(order)
+    coef = _coefficients(y, x, order, derivatives=True)
+    if coef is None:
+        return None
+    return [y.data, *coef]
+
+
+def taylor_derivatives_at(y: Variable, x: Variable, values: Any,
+                          order: int) -> list[Any] | None:
+    """[y, dy/dx, ..., d^order y / dx^order] at every element of ``values``, from a
+    graph recorded on a few of them, or None to fall back.
+
+    ``y`` must have been computed from ``x`` (usually ``sample(values)``)
+    element by element: then its graph is replayed over ``values`` block by
+    block, each block's forward pass and series together, while they are in
+    the cache; no whole-array temporary is made, and the blocks are shared
+    among THREADS threads. The results are those of evaluating y at ``values``
+    and calling taylor_derivatives, bit for bit. None when a step is not
+    elementwise or has no rule, a node is not of x's shape, a constant has
+    more than one element, or ``values`` are not a large NumPy float array of
+    x's dtype (see ``blockwise``): the caller then evaluates y at ``values``.
+
+    Raises LimitError for an order above MAX_ORDER.
+    """
+    _check_order(order)
+    if order < 1 or not blockwise(values) or type(x.data) is not np.ndarray \
+            or values.dtype != x.data.dtype:
+        return None
+    plan = _plan(y, x)
+    if plan is None or not plan.steps or not _elementwise(plan, constants_like_x=False):
+        return None
+    _UNKNOWN[0] = False  # see unknown_at_zero
+    rdtype = np.result_type(_dtype(y.data), _dtype(values))
+    value = None
+
+    def run(s: float, n: int, derivatives: bool) -> Any:
+        nonlocal value
+        value, coef = _coefficients_blockwise(plan, n, derivatives, rdtype, s, values)
+        return coef
+
+    coef = _scaled(run, order, True)
+    return [value, *coef]

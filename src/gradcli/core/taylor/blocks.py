@@ -1,0 +1,159 @@
+"""Large elementwise expressions replayed block by block, each block's forward
+pass and series together while they are in the cache, in threads."""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from .replay import _elementwise, _Plan, _replay
+from .rows import _Arena, _dtype, _local
+from .scaling import _derivative_factors
+
+CHUNK = 32768
+"""Elements per block when a large elementwise expression is replayed block by
+block. A row of a block is 256 KiB: a rule's few live rows stay in the cache
+(L2 and L3) across its whole-row operations, while the Python work of a block
+(the same whatever its size) is paid 31 times per million elements. Blocks of
+8,192, 16,384, 24,576 and 65,536 elements measured slower."""
+
+CHUNK_MIN = 4 * CHUNK
+"""Arrays at least this large (NumPy only) are replayed in blocks: each block's
+temporaries stay in cache and are reused, where whole-array temporaries would
+each cost a trip through memory (and page faults for every new buffer)."""
+
+THREADS = min(8, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity")
+              else os.cpu_count() or 1)
+"""Threads that replay blocks side by side (at most one per two blocks): the
+CPUs this process may use, up to 8. 1 replays every block in this thread."""
+
+
+def blockwise(values: Any) -> bool:
+    """Whether an x holding ``values`` is large enough to be replayed block by
+    block (a NumPy float array of at least CHUNK_MIN elements)."""
+    return type(values) is np.ndarray and values.dtype.kind == "f" and values.size >= CHUNK_MIN
+
+
+def _blockwise(plan: _Plan) -> bool:
+    """Whether the replay can run block by block: NumPy, large, elementwise, every
+    node of x's shape and every constant either one number or of x's shape."""
+    return blockwise(plan.variables[0].data) and _elementwise(plan)
+
+
+def _coefficients_blockwise(plan: _Plan, n: int, derivatives: bool, dtype: Any, s: float,
+                            values: Any = None) -> tuple[Any, Any]:
+    """(value, coefficients): the replay run block by block on x's recorded values,
+    value None; or, given ``values``, on them, each block's forward pass computed
+    (by each step's Function) before its series, and value y at ``values``."""
+    x0 = plan.variables[0].data if values is None else values
+    size = x0.size
+    # every value flat, one-element constants as 0-d arrays that broadcast
+    flat = [a.reshape(()) if a.size == 1 else np.ravel(a) for a in plan.data()]
+    if values is None:
+        whole = [i for i, a in enumerate(flat) if a.ndim]
+        forward = ()
+    else:
+        flat[0] = np.ravel(values)
+        whole = [0]
+        forward = [(label, type(f).ufunc, f.forward, ins, at, plan.variables[at].data.dtype)
+                   for label, f, _, _, _, ins, at in plan.steps]
+    seed = np.full((1, 1), s, dtype=_dtype(x0))
+    coef = np.empty((n, size), dtype=dtype)
+    value = None if values is None else np.empty(size, dtype=plan.variables[plan.y_at].data.dtype)
+    y_at = plan.y_at
+    col = np.array(_derivative_factors(n, s)).reshape(n, 1) if derivatives else None
+    starts = range(0, size, CHUNK)
+
+    def run(mine: range) -> None:
+        fpe_op = "derivative"  # noqa: F841 - read by fpe.py: k! * c_k may overflow
+        arena = _Arena()
+        outer = getattr(_local, "arena", None)
+        _local.arena = arena
+        _local.factorials = derivatives and s == 1.0  # k! c_k, for a seed of slope 1
+        try:
+            for lo in mine:
+                hi_ = min(lo + CHUNK, size)
+                data = flat.copy()
+                for i in whole:
+                    data[i] = flat[i][lo:hi_]
+                arena.reset()
+                # a ufunc writes into the block arena, and y into its place in value:
+                # no new array and no copy per block (fpe.py names the step's label)
+                for j, (fpe_op, ufunc, fwd, ins, at, dt) in enumerate(forward):  # noqa: B007
+                    if ufunc is None:
+                        data[at] = fwd(*[data[i] for i in ins])
+                        if at == y_at:
+                            value[lo:hi_] = data[at]
+                    else:
+                        out = value[lo:hi_] if at == y_at else arena.value(j, (hi_ - lo,), dt)
+                        data[at] = ufunc(*[data[i] for i in ins], out=out)
+                fpe_op = "derivative"  # noqa: F841 - read by fpe.py: k! * c_k may overflow
+                _local.scaled = False
+                block = coef[:, lo:hi_]
+                h = _replay(plan, data, seed, n, block)
+                d = 0 if h is None else min(h.shape[0], n)
+                if h is block:  # y's rule wrote its rows in place: scale them there
+                    if col is not None and not _local.scaled:
+                        if s == 1.0:
+                            block[1:] *= col[1:]  # row 0 is c_1 itself (1! = 1)
+                        else:
+                            block *= col
+                elif d:
+                    if col is None:
+                        block[:d] = h[:d]
+                    else:
+                        np.multiply(h[:d], col[:d], out=block[:d])
+                if d < n:
+                    block[d:] = 0
+        finally:
+            _local.arena = outer
+            _local.factorials = False
+
+    threads = max(1, min(THREADS, len(starts) // 2))
+    if threads == 1:
+        run(starts)
+    else:
+        _run_threads(run, [starts[i::threads] for i in range(threads)])
+    if value is not None:
+        value = value.reshape(x0.shape)
+    return value, coef.reshape((n,) + x0.shape)
+
+
+def _run_threads(run: Callable[[range], None], parts: list[range]) -> None:
+    """run(part) for each part, one thread each (this one runs the first).
+
+    NumPy's ufuncs release the GIL, so the blocks' arithmetic runs in
+    parallel. The other threads get this thread's floating-point error
+    settings (fpe.capture_fp_errors is active here when the session calls),
+    and the first exception any of them raises is raised here.
+    """
+    errors: list[BaseException] = []
+    settings, call = np.geterr(), np.geterrcall()
+
+    def worker(part: range) -> None:
+        try:
+            with np.errstate(call=call, **settings):
+                run(part)
+        except BaseException as exc:  # noqa: BLE001 - handed to the calling thread
+            errors.append(exc)
+
+    others = [threading.Thread(target=worker, args=(part,), daemon=True) for part in parts[1:]]
+    for thread in others:
+        thread.start()
+    try:
+        run(parts[0])
+    finally:
+        for thread in others:
+            thread.join()
+    if errors:
+        raise errors[0]
+
+
+def sample(values: Any) -> Any:
+    """The first block of ``values``, flat (a view): the x to record a graph on for
+    taylor_derivatives_at."""
+    return values.reshape(-1)[:CHUNK]

@@ -1,0 +1,225 @@
+"""The plan that carries x's series to y over numbered slots, and its replay
+through the rules."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..fpe import op_label
+from ..graph import Function, Variable
+from .rows import _Arena, _lift, _local, _Redo, _zero_rows
+from .structural import ELEMENTWISE_STRUCTURAL, STRUCTURAL_RULES
+
+
+def _path(y: Variable, x: Variable) -> list[Function]:
+    """The Functions between x and y (those y depends on that depend on x), in order."""
+    if y.creator is None or y is x:
+        return []
+    funcs: list[Function] = []
+    stack = [y.creator]
+    seen = {id(y.creator)}
+    while stack:
+        f = stack.pop()
+        funcs.append(f)
+        for v in f.inputs:
+            c = v.creator
+            if c is not None and v is not x and id(c) not in seen:
+                seen.add(id(c))
+                stack.append(c)
+    funcs.sort(key=lambda f: f.generation)
+    dep = {id(x)}
+    path = []
+    for f in funcs:
+        for v in f.inputs:
+            if id(v) in dep:
+                path.append(f)
+                for ref in f.outputs:
+                    out = ref()
+                    if out is not None:
+                        dep.add(id(out))
+                break
+    return path
+
+
+class _Plan:
+    """The steps that carry x's series to y, over numbered slots.
+
+    ``variables[i]`` is the Variable in slot i (x is slot 0); a step is
+    ``(label, f, rule, erule, lift, ins, at)``: the operation's name for fpe.py,
+    the Function, its structural rule or its registry rule, whether its inputs'
+    rows are lifted to the output's ndim (elementwise operations), its inputs'
+    slots and its output's slot. Slots make a replay list lookups, which a
+    blockwise replay repeats for every block.
+    """
+
+    __slots__ = ("variables", "steps", "y_at", "_at", "_dead")
+
+    def __init__(self, x: Variable) -> None:
+        self.variables: list[Variable] = [x]
+        self.steps: list[tuple[str, Function, Any, Any, bool, tuple[int, ...], int]] = []
+        self.y_at = 0
+        self._at = {id(x): 0}
+        self._dead: list[tuple[int, ...]] | None = None
+
+    def dead(self) -> list[tuple[int, ...]]:
+        """For each step, the slots whose series no later step reads (y's excepted)."""
+        if self._dead is None:
+            last = {}
+            for j, step in enumerate(self.steps):
+                for i in step[5]:
+                    last[i] = j
+            dead: list[list[int]] = [[] for _ in self.steps]
+            for i, j in last.items():
+                if i != self.y_at:
+                    dead[j].append(i)
+            self._dead = [tuple(d) for d in dead]
+        return self._dead
+
+    def at(self, v: Variable) -> int:
+        i = self._at.get(id(v))
+        if i is None:
+            i = self._at[id(v)] = len(self.variables)
+            self.variables.append(v)
+        return i
+
+    def data(self) -> list[Any]:
+        return [v.data for v in self.variables]
+
+
+def _plan(y: Variable, x: Variable) -> _Plan | None:
+    """The replay's plan from x to y, or None when a step has no rule."""
+    scalar_x = x.data.size == 1
+    plan = _Plan(x)
+    for f in _path(y, x):
+        cls = type(f)
+        rule = STRUCTURAL_RULES.get(cls)
+        erule = None
+        if rule is None:
+            erule = getattr(cls, "taylor_rule", None)
+            if erule is None:
+                return None
+            lift = True
+        else:
+            lift = cls in ELEMENTWISE_STRUCTURAL
+            if not lift and not scalar_x:
+                return None  # mixes the elements of an array x: backprop's business
+        if len(f.outputs) != 1:
+            return None
+        out = f.outputs[0]()
+        if out is None:
+            continue
+        if out.data.dtype.kind != "f":
+            return None
+        ins = tuple(plan.at(v) for v in f.inputs)
+        plan.steps.append((_LABELS.get(cls) or _label(f), f, rule, erule, lift, ins,
+                           plan.at(out)))
+    plan.y_at = plan.at(y)
+    return plan
+
+
+_LABELS: dict[type, str] = {}
+
+
+def _label(f: Function) -> str:
+    label = _LABELS[type(f)] = op_label(f)
+    return label
+
+
+def _replay(plan: _Plan, data: list[Any], seed: Any, n: int, target: Any = None) -> Any:
+    """Run the rules on the values ``data`` (by slot: the recorded values, or one
+    block of them); returns y's higher coefficients (None: y is constant).
+
+    ``target``, when given, is offered to y's rule for its result rows (see
+    _rows_out): the returned array is then ``target`` itself."""
+    vals: list[Any] = [None] * len(data)
+    vals[0] = seed
+    y_at = plan.y_at
+    arena = getattr(_local, "arena", None)
+    if arena is not None:
+        dead = plan.dead()
+        owners: list[Any] = [None] * len(data)
+        refs: dict[int, int] = {}
+    fpe_derivative = True  # noqa: F841 - read by fpe.py: a nan here is a derivative's
+    for j, (fpe_op, f, rule, erule, lift, ins_at, at) in enumerate(plan.steps):  # noqa: B007 - fpe.py reads fpe_op
+        y0 = data[at]
+        ins = []
+        live = False
+        for i in ins_at:
+            h = vals[i]
+            if h is not None and h.shape[0]:
+                live = True
+                if lift and h.ndim - 1 < y0.ndim:
+                    h = _lift(h, y0.ndim)
+                ins.append((data[i], h))
+            else:
+                ins.append((data[i], None))
+        if not live:
+            vals[at] = _zero_rows(y0)
+            continue
+        if at == y_at and target is not None:
+            _local.target = target
+        if arena is not None:
+            mark = len(arena.taken)
+        try:
+            hi = erule(ins[0][0], ins[0][1], y0, n) if erule else rule(f, ins, y0, n)
+        except _Redo:  # a non-finite number in Python floats: NumPy reports it
+            _local.nopy = True
+            try:
+                hi = erule(ins[0][0], ins[0][1], y0, n) if erule else rule(f, ins, y0, n)
+            finally:
+                _local.nopy = False
+        finally:
+            # never offered to a later rule, whatever happened: a stale block would
+            # be overwritten
+            _local.target = _local.given = None
+        vals[at] = hi
+        if arena is not None:
+            _release(arena, mark, hi, at, dead[j], owners, refs)
+    if arena is not None and owners[y_at] is not None:
+        arena.held.append(owners[y_at])  # the caller copies y's rows out first
+    return vals[y_at]
+
+
+def _release(arena: _Arena, mark: int, hi: Any, at: int, dead: tuple[int, ...],
+             owners: list[Any], refs: dict[int, int]) -> None:
+    """Give back to the arena the step's scratch (what it took but its rows
+    ``hi`` are not), and the rows of the slots that are ``dead`` now. A buffer
+    two slots share (a rule may hand on its input's rows) waits for both."""
+    taken = arena.taken
+    keep = hi if hi.base is None else hi.base
+    if id(keep) not in arena.ids:
+        keep = None
+    if len(taken) > mark:
+        give = arena.give
+        for buf in taken[mark:]:
+            if buf is not keep:
+                give(buf)
+        del taken[mark:]
+    if keep is not None:
+        owners[at] = keep
+        k = id(keep)
+        refs[k] = refs.get(k, 0) + 1
+    for i in dead:
+        buf = owners[i]
+        if buf is not None:
+            owners[i] = None
+            k = id(buf)
+            left = refs[k] = refs[k] - 1
+            if not left:
+                arena.give(buf)
+
+
+def _elementwise(plan: _Plan, constants_like_x: bool = True) -> bool:
+    """Whether every step acts element by element, every node has x's shape and
+    every constant is one number (or, with ``constants_like_x``, of x's shape)."""
+    shape = plan.variables[0].data.shape
+    made = {at for *_, at in plan.steps}
+    for *_, lift, ins, at in plan.steps:
+        if not lift or plan.variables[at].data.shape != shape:
+            return False
+        for i in ins:
+            a = plan.variables[i].data
+            if i and i not in made and a.size != 1 and (
+                    not constants_like_x or a.shape != shape):
+                return False
+    return True
