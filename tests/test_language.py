@@ -300,7 +300,7 @@ def test_the_variable_written_in_the_expression_is_the_one_differentiated_by():
     ("text", "column", "fragment"),
     [
         ("1 +* 2", 4, "unexpected '*'"),
-        ("(1 + 2", 7, "unexpected end of input"),
+        ("(1 + 2", 1, "'(' was never closed"),
         ("x = ", 4, "unexpected end of input"),
         ("2 x", 3, "unexpected 'x'"),
         ("1 2", 3, "unexpected '2'"),

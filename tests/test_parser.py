@@ -445,20 +445,25 @@ def test_an_error_inside_a_bracket_that_spans_lines_stays_where_it_is(text) -> N
 # Errors
 
 
+CALL_PRIMES = ", expected '(': a derivative is called, as in f'(x)"
+
+
 @pytest.mark.parametrize(
     ("text", "position", "message"),
     [
         ("2 +", (1, 4), "unexpected end of input, expected an expression"),
-        ("sin(x", (1, 6), "unexpected end of input, expected ')'"),
-        ("[1, 2", (1, 6), "unexpected end of input, expected ']'"),
+        ("sin(x", (1, 4), "'(' was never closed"),
+        ("[1, 2", (1, 1), "'[' was never closed"),
         ("a = 1; b = 2 +", (1, 15), "unexpected end of input, expected an expression"),
-        ("x = 1\ny = (2 *\n  3", (3, 4), "unexpected end of input, expected ')'"),
+        ("x = 1\ny = (2 *\n  3", (2, 5), "'(' was never closed"),
         ("2 * * 3", (1, 5), "unexpected '*', expected an expression"),
         ("[1, 2)", (1, 6), "unexpected ')', expected ']'"),
         ("x)", (1, 2), "unexpected ')'"),
         ("2 $ 3", (1, 3), "unexpected character '$'"),
         ("x +\x00", (1, 4), "unexpected character U+0000"),
-        ("f'", (1, 3), "unexpected end of input"),
+        ("f'", (1, 3), "unexpected end of input" + CALL_PRIMES),
+        ("f'' + 1", (1, 5), "unexpected '+'" + CALL_PRIMES),
+        ("1; [1, (2", (1, 4), "'[' was never closed"),
         ("x\n  y = 1 +* 2", (2, 10), "unexpected '*', expected an expression"),
     ],
 )

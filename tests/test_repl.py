@@ -169,7 +169,7 @@ def test_brackets_left_open_continue_the_input_on_the_next_line(tmp_path) -> Non
 
 def test_enter_on_an_empty_continuation_line_runs_the_input_anyway(tmp_path) -> None:
     _, out, _ = drive("(1 +\r\r7*6\r", tmp_path)
-    assert "error: unexpected end of input" in out
+    assert "error: '(' was never closed" in out
     assert out.splitlines()[-1] == "42"
 
 

@@ -354,9 +354,12 @@ def _expectation(expected: set[str], chunk: _Chunk, offset: int, found: str) -> 
     # Lark's `expected` set is exact only about operands: LALR merges the
     # look-aheads of states shared by calls, arrays and parentheses, so it
     # offers ')' inside "[1, 2". Which bracket must close comes from the text.
+    if chunk.text[:offset].rstrip().endswith("'"):
+        # primes are only ever followed by the call's bracket
+        return ", expected '(': a derivative is called, as in f'(x)"
     if "NAME" in expected:
         return ", expected an expression"
-    if found in ("", ")", "]"):
+    if found in (")", "]"):
         opener = _open_bracket(chunk.text, offset)
         if opener is not None and _CLOSER[opener] != found:
             return f", expected '{_CLOSER[opener]}'"
@@ -378,6 +381,9 @@ def _syntax_error(exc: Exception, rt: LarkRuntime, chunk: _Chunk) -> ParseError:
                 line, column = _absolute(chunk, token.end_line, token.end_column)
             else:
                 line, column = _end_of(chunk)
+            unclosed = _never_closed(chunk)
+            if unclosed is not None:
+                return unclosed
             message = "unexpected end of input"
             message += _expectation(expected, chunk, len(chunk.text), "")
         else:
@@ -407,6 +413,9 @@ def _syntax_error(exc: Exception, rt: LarkRuntime, chunk: _Chunk) -> ParseError:
         hint = f"; did you mean {meant}?" if meant else ""
         return ParseError(f"unexpected character {shown}{hint}", line=line, column=column)
     if isinstance(exc, rt.UnexpectedEOF):
+        unclosed = _never_closed(chunk)
+        if unclosed is not None:
+            return unclosed
         line, column = _end_of(chunk)
         return ParseError("unexpected end of input", line=line, column=column)
     line, column = _absolute(chunk, exc.line or 1, exc.column or 1)
@@ -551,7 +560,8 @@ def _unclosed_and_the_rest(chunk: _Chunk, error: GradcliError,
     the statement fails at the start of a later line, and the text from that
     line on parses by itself, the bracket is the error (as Python says) and the
     rest are statements of their own; else [] (the error stands as it is)."""
-    if type(error) is not ParseError or error.line is None or error.line <= chunk.line:
+    if type(error) is not ParseError or error.line is None or (
+            error.line <= chunk.line and not error.message.endswith(_NEVER_CLOSED)):
         return []
     lines = chunk.text.split("\n")
     never = first_unclosed(lines)
@@ -582,13 +592,23 @@ def _unclosed_head(chunk: _Chunk, lines: list[str], opener: tuple[int, int, str]
     if strict and (not rest or (isinstance(rest[0], BadStatement)
                                 and not rest[0].error.message.endswith(_NEVER_CLOSED))):
         return []
+    head = "\n".join(lines[:k]).rstrip()
+    bad = _never_closed_at(chunk, opener)
+    return [BadStatement(bad, head, chunk.line, chunk.column), *rest]
+
+
+def _never_closed(chunk: _Chunk) -> ParseError | None:
+    """At the end of a statement that leaves a bracket open, the bracket is the
+    error, as Python says ("unexpected end of input" pointed past it)."""
+    opener = first_unclosed(chunk.text.split("\n"))
+    return None if opener is None else _never_closed_at(chunk, opener)
+
+
+def _never_closed_at(chunk: _Chunk, opener: tuple[int, int, str]) -> ParseError:
     i, column, char = opener
-    line = chunk.line + i
     if i == 0:
         column += chunk.column - 1
-    head = "\n".join(lines[:k]).rstrip()
-    bad = ParseError(f"'{char}'{_NEVER_CLOSED}", line=line, column=column)
-    return [BadStatement(bad, head, chunk.line, chunk.column), *rest]
+    return ParseError(f"'{char}'{_NEVER_CLOSED}", line=chunk.line + i, column=column)
 
 
 def first_unclosed(lines: list[str]) -> tuple[int, int, str] | None:
