@@ -406,12 +406,15 @@ def test_every_alias_names_a_built_in_and_shadows_none():
         ("log(2, 10)", ["log", "1 argument"]),
         ("f(x) = x; f(1, 2)", ["f takes 1 argument", "f(x)"]),
         ("diff(x)", ["diff takes 2 to 4 arguments"]),
+        ("grad()", ["grad takes at least 1 argument", "got 0"]),
     ],
 )
 def test_arity_messages_name_the_function(text, fragments):
     err = error(text)
     for fragment in fragments:
         assert fragment in err.message
+    # one kind and exit status for every wrong count (grad() was a usage error, exit 2)
+    assert (err.kind, int(err.exit_status)) == ("math", 1)
 
 
 def test_other_evaluation_errors_are_clear():

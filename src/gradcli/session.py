@@ -22,6 +22,7 @@ from .core.fpe import INF_RESULT, NAN_RESULT, capture_fp_errors
 from .core.graph import Constant, Variable, no_grad
 from .core.registry import REGISTRY
 from .errors import (
+    ArityError,
     GradcliError,
     LimitError,
     MathError,
@@ -456,7 +457,7 @@ class Session:
 
     def _grad_statement(self, node: ast.Call) -> dict[str, np.ndarray]:
         if not node.args:
-            raise UsageError("grad needs an expression: grad(expr[, x, y...])").at(
+            raise ArityError("grad takes at least 1 argument: grad(expr[, x, y...]); got 0").at(
                 node.line, node.column
             )
         body, var_nodes = node.args[0], node.args[1:]
