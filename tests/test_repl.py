@@ -536,6 +536,38 @@ def test_piped_commands_errors_and_warnings_name_their_line(tmp_path) -> None:
     assert done.returncode == 2
 
 
+def test_piped_commands_on_several_variables_point_at_the_expression_and_say_what_works(
+        tmp_path) -> None:
+    text = (f"x = 1; y = 2\n:check x*y\n:plot 2 x*y {tmp_path / 'f.dot'}\n"
+            "f(t) = t*y\n:check f(x)\n")
+    done = subprocess.run([PYTHON, "-m", "gradcli.repl"], input=text, text=True,
+                          capture_output=True, env=_env(tmp_path), timeout=60)
+    err = done.stderr.splitlines()
+    several = "error: the expression has several variables (x, y); "
+    # :check cannot take diff(...): the hint names what does work, f(x) below
+    assert err[0].startswith(several) and "function of it" in err[0]
+    assert err[0].endswith("(line 2, column 8)") and err[2] == "         ^"
+    # :plot's error had a line and no caret
+    assert err[3].startswith(several) and err[3].endswith("(line 3, column 9)")
+    assert err[5] == "          ^"
+    assert done.stdout.splitlines()[-2].startswith("check order 1: autodiff 2 numerical 2")
+
+
+def test_clear_says_why_a_name_cannot_be_cleared(tmp_path) -> None:
+    done = subprocess.run([PYTHON, "-m", "gradcli.repl"], input=":clear sin\n:clear pi\n"
+                          ":clear ans\n:clear zz\npi = 3\n:clear pi\npi\n", text=True,
+                          capture_output=True, env=_env(tmp_path), timeout=60)
+    err = [line for line in done.stderr.splitlines() if line.startswith("error: ")]
+    assert [e.split(";")[0] for e in err] == [
+        "error: 'sin' is a built-in function, not one of your names",
+        "error: 'pi' is a constant, not one of your names",
+        "error: 'ans' has no value yet",
+        "error: 'zz' is neither a variable nor a function"]
+    # a rebound constant is the user's, and clearing it brings the constant back
+    assert done.stderr.splitlines()[-1] == "forgot pi"
+    assert done.stdout.splitlines()[-1] == "3.141592653589793"
+
+
 def test_a_narrow_terminal_folds_table_cells_and_keeps_every_digit() -> None:
     # a 50-column :check showed "-0.4161468365471…" and "2.9e…" (e-12 or e+3?)
     from gradcli.repl.display import Row

@@ -55,7 +55,8 @@ CLI_HINTS = {
 }
 REPL_HINTS = {
     "value": "assign one first: {name} = ...",
-    "wrt": "use diff(expr, x, n) to choose one",
+    "wrt": "differentiate by one through a function of it (f(t) = ..., then f(x)), "
+           "or use diff(expr, x, n)",
     "order": ":d's order", "series": "a series", "check": ":check", "grad": "grad",
 }
 DTYPES = {"float64": np.float64, "float32": np.float32}
@@ -616,9 +617,13 @@ class Session:
         ev = Evaluator(self, keep_graph=True)
         x = None
         if order:
-            wrt = wrt or self.default_wrt(node)
+            try:
+                wrt = wrt or self.default_wrt(node)
+            except GradcliError as err:  # several variables: the expression is the error
+                raise err.at(node.line, node.column) from None
             if wrt is None:
-                raise UsageError("the expression has no variable to differentiate by")
+                raise UsageError("the expression has no variable to differentiate by").at(
+                    node.line, node.column)
             x = self._leaf_to_differentiate(ev, wrt)
         with capture_fp_errors() as fp_messages:
             y = ev.eval(node)
@@ -657,8 +662,14 @@ class Session:
         is neither, none (an UnknownNameError naming it, in ``.name``)."""
         for name in names:
             if name not in self.values and name not in self.functions:
-                err = UnknownNameError(f"'{name}' is neither a variable nor a function; "
-                                       "nothing was forgotten")
+                if _builtin(name) or name in CONSTANTS:
+                    what = "a built-in function" if _builtin(name) else "a constant"
+                    why = f"'{name}' is {what}, not one of your names"
+                elif name == "ans":
+                    why = "'ans' has no value yet"
+                else:
+                    why = f"'{name}' is neither a variable nor a function"
+                err = UnknownNameError(why + "; nothing was forgotten")
                 err.name = name
                 raise err
         for name in names:
