@@ -604,10 +604,21 @@ def test_max_order_matches_the_evaluator():
         ("x=2,y=3", [("x", "2"), ("y", "3")]),
         ("x=linspace(0,1,5)", [("x", "linspace(0,1,5)")]),
         ("x = [1, 2], y=max([1,2]) , z=3", [("x", "[1, 2]"), ("y", "max([1,2])"), ("z", "3")]),
+        # any name the language takes ('x₁'.isidentifier() is False)
+        ("x₁=2,½=0.5", [("x₁", "2"), ("½", "0.5")]),
     ],
 )
 def test_split_at(text, pairs):
     assert cli.split_at(text) == pairs
+
+
+def test_at_and_wrt_take_every_name_the_language_takes():
+    from gradcli.lang.grammar import grammar_text
+    from gradcli.lang.names import NAME
+
+    assert re.search(r"^NAME: /(.*)/$", grammar_text(), re.M).group(1) == NAME.pattern
+    done = gradcli("eval", "x₁^2 + y", "--at", "x₁=3,y=1", "--wrt", "x₁", "--order", "1")
+    assert (done.returncode, done.stdout.split()) == (0, ["10", "6"])
 
 
 @pytest.mark.parametrize("text", ["x", "=2", "x=", "2=3", "x=1,,y=2"])

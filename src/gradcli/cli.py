@@ -33,6 +33,7 @@ from enum import Enum
 from typing import TYPE_CHECKING, Annotated, Any, NoReturn, Optional
 
 from . import __version__
+from .lang.names import NAME, is_name
 
 if TYPE_CHECKING:
     import typer
@@ -123,7 +124,7 @@ _RED, _YELLOW, _RESET = "\033[1;31m", "\033[1;33m", "\033[0m"
 # --at
 
 
-_AT_SPLIT = re.compile(r"[()\[\]]|,(?=\s*[^\W\d]\w*\s*=(?!=))")
+_AT_SPLIT = re.compile(r"[()\[\]]|,(?=\s*" + NAME.pattern + r"\s*=(?!=))")
 
 
 def split_at(text: str) -> list[tuple[str, str]]:
@@ -147,7 +148,7 @@ def split_at(text: str) -> list[tuple[str, str]]:
     for part in parts:
         name, eq, value = part.partition("=")
         name, value = name.strip(), value.strip()
-        if not eq or not name.isidentifier() or not value:
+        if not eq or not is_name(name) or not value:
             raise UsageProblem(
                 f"expected NAME=VALUE (as in x=2 or x=2,y=3), got {part.strip()!r}", "--at"
             )
@@ -388,7 +389,7 @@ def run_statements(
             raise UsageProblem(f"{option} came after '--', so it was read as an expression; "
                                f"put options before '--'", None)
     bindings = [pair for text in at for pair in split_at(text)]
-    if wrt is not None and not wrt.isidentifier():
+    if wrt is not None and not is_name(wrt):
         raise UsageProblem(f"{wrt!r} is not a variable name", "--wrt")
 
     from .errors import GradcliError
@@ -479,7 +480,7 @@ def _fast_value(key: str, text: str) -> Any:
         except UsageProblem:
             return None
         return text
-    return text if text.isidentifier() else None  # --wrt
+    return text if is_name(text) else None  # --wrt
 
 
 def fast_eval_args(args: list[str], stdin_is_terminal: bool) -> dict[str, Any] | None:

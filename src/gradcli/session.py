@@ -43,6 +43,7 @@ from .lang.evaluate import (
     nested_derivative,
     power_meant,
 )
+from .lang.names import is_name
 from .lang.parser import BadStatement, Statement, parse, parse_each
 from .record import Record
 from .results import CheckEntry, Result
@@ -576,7 +577,7 @@ class Session:
 
     def bind_at(self, name: str, text: str) -> np.ndarray:
         """Evaluate ``text`` and bind it to ``name`` for every later statement."""
-        if not name.isidentifier():
+        if not is_name(name):
             raise UsageError(f"'{name}' is not a variable name")
         if _builtin(name):  # as 'sin = 3' is refused
             raise UsageError(f"'{name}' is a built-in function; choose another name")
