@@ -417,6 +417,26 @@ def test_arity_messages_name_the_function(text, fragments):
     assert (err.kind, int(err.exit_status)) == ("math", 1)
 
 
+@pytest.mark.parametrize(
+    ("text", "hint"),
+    [
+        ("1_000", "digits are not grouped with '_' here: write 1000"),
+        ("0x1F", "hexadecimal literals are not supported: write 31"),
+        ("0b101", "binary literals are not supported: write 5"),
+        ("0o17", "octal literals are not supported: write 15"),
+    ],
+)
+def test_python_literals_say_what_to_write(text, hint):
+    # read as implicit products (1 * _000, 0 * x1F), they named an unknown name only
+    err = error(text)
+    assert err.message.endswith("; " + hint) and (err.kind, err.column) == ("name", 2)
+
+
+def test_names_after_a_number_that_are_no_literal_keep_the_usual_hint():
+    for text in ("0xZZ", "2_5x", "2x1F"):
+        assert "it has no value" in error(text).message, text
+
+
 def test_other_evaluation_errors_are_clear():
     assert "not a function" in error("x = 2; x(3)").message
     assert "is a function" in error("sin").message

@@ -12,6 +12,7 @@ constants are folded into one ``Constant``, which keeps graphs small and lets
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Callable
 from typing import Any, Protocol
 
@@ -63,6 +64,24 @@ def power_meant(name: str) -> str | None:
     if base == name:
         return None
     return f"{base}^{name[len(base):].translate(_SUPERSCRIPTS)}"
+
+
+_RADIX = {"x": (16, "hexadecimal"), "o": (8, "octal"), "b": (2, "binary")}
+
+
+def literal_meant(number: str, name: str) -> str | None:
+    """What a Python user meant by a number against an unknown name that reads
+    as the rest of a literal: ``1_000`` (grouped digits) or ``0x10``."""
+    if re.fullmatch(r"_[\d_]*\d", name) and number.isdigit():
+        return f"digits are not grouped with '_' here: write {number}{name.replace('_', '')}"
+    radix = _RADIX.get(name[:1].lower())
+    if number == "0" and radix is not None:
+        base, what = radix
+        try:
+            return f"{what} literals are not supported: write {int(name[1:], base)}"
+        except ValueError:
+            return None
+    return None
 
 
 CONSTANT_ALIASES = {"π": "pi", "PI": "pi", "Pi": "pi", "Inf": "inf", "NaN": "nan"}
@@ -268,7 +287,14 @@ class Evaluator:
 
     def _implicit(self, node: Implicit) -> Variable:
         number = self._num(node.number)
-        operand = self.eval(node.operand)
+        try:
+            operand = self.eval(node.operand)
+        except UnknownNameError as err:
+            meant = literal_meant(node.number.text, getattr(node.operand, "id", ""))
+            if meant is None:
+                raise
+            raise UnknownNameError(f"{err.message.split(';')[0]}; {meant}").at(
+                err.line, err.column) from None
         try:
             return _fold(lambda a, b: a * b, number, operand)
         except GradcliError as err:

@@ -399,6 +399,8 @@ def _syntax_error(exc: Exception, rt: LarkRuntime, chunk: _Chunk) -> ParseError:
                     and (before[-1].isalnum() or before[-1] in ")]_"):
                 # two operands apart ("2 x", "x y"), as qalc would multiply
                 message += "; a product needs '*' (2*x), or a number right against it (2x)"
+            elif str(token) == ":" and not before:
+                message += "; ':' commands (:help, :vars ...) are the REPL's: gradcli repl"
             elif token.type in _OPERAND_STARTS and before and before[-1] in ")]":
                 # "(1)(2)", "(a+b)x": only a number may stand right against a factor
                 message += "; a product needs '*' after a bracket: (a)*(b)"
