@@ -373,6 +373,13 @@ def test_a_gradient_lists_the_variables_as_they_first_appear() -> None:
     assert list(res.gradient) == ["y", "x", "z"]
     named = session.run("grad(y*x + z, z, x)")[-1]
     assert list(named.value) == ["z", "x"]
+    # names only in a called function's body come after those written (a came first)
+    session.bind_at("a", "4")
+    session.run("f(t) = t*a")
+    for text, order in (("f(x)*y", ["x", "y", "a"]), ("y*f(x)", ["y", "x", "a"]),
+                        ("grad(f(x) + z)", ["x", "z", "a"])):
+        res = session.run(text, EvalOptions(grad=True))[-1]
+        assert list(res.gradient if res.gradient is not None else res.value) == order, text
 
 
 @pytest.mark.parametrize("text, order, want, warned", [

@@ -577,13 +577,16 @@ def free_names(node: Any, functions: dict[str, Definition] | None = None) -> lis
     """Variable names used in ``node``, in order of first use (no function names).
 
     With ``functions``, the names that the user functions ``node`` calls use
-    (their bodies, parameters aside; and the functions those call) count too:
-    ``g(a) = a*x`` makes ``g(2)`` depend on x.
+    (their bodies, parameters aside; and the functions those call) count too,
+    after the names written in ``node`` itself: ``g(a) = a*x`` makes ``g(2)``
+    depend on x, and with ``f(t) = a*t``, ``f(x)*b`` gives x, b, a.
     """
-    seen: dict[str, None] = {}
+    written: dict[str, None] = {}
+    through: dict[str, None] = {}
     visited: set[tuple[str, tuple[str, ...]]] = set()
 
-    def visit(tree: Any, params: tuple[str, ...], diffs: tuple[str, ...]) -> None:
+    def visit(tree: Any, params: tuple[str, ...], diffs: tuple[str, ...],
+              seen: dict[str, None]) -> None:
         # params: the parameters of the function whose body this is; diffs: the
         # names bound by diff(expr, x, n, a) around it, which a called function's
         # body sees too (a caller's parameters it does not)
@@ -598,7 +601,7 @@ def free_names(node: Any, functions: dict[str, Definition] | None = None) -> lis
                     and (n.func, around) not in visited:
                 visited.add((n.func, around))
                 definition = functions[n.func]
-                visit(definition.body, definition.params, around)
+                visit(definition.body, definition.params, around, through)
             parts = [(child, around) for child in ast.children(n)]
             if isinstance(n, Call) and n.func == "diff" and len(n.args) == 4 \
                     and isinstance(n.args[1], Name):
@@ -607,8 +610,8 @@ def free_names(node: Any, functions: dict[str, Definition] | None = None) -> lis
                 parts = [(n.args[0], (*around, x)), (n.args[2], around), (n.args[3], around)]
             stack.extend(reversed(parts))
 
-    visit(node, (), ())
-    return list(seen)
+    visit(node, (), (), written)
+    return [*written, *(name for name in through if name not in written)]
 
 
 __all__ = [
