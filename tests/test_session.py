@@ -476,6 +476,11 @@ def test_an_infinite_value_names_a_division_only_where_one_was_made():
     assert float(sqrt0.value) == 0.0
     assert sqrt0.warnings == ["sqrt: a derivative is infinite at a singularity; "
                               "the result is infinite"]
+    # x^0.5 the same: its derivative divides by 0, the user did not ("division by zero")
+    root0 = _last("x = 0; x^0.5", order=2)
+    assert float(root0.value) == 0.0
+    assert root0.warnings == ["'**': a derivative is infinite at a singularity; "
+                              "the result is infinite"]
 
 
 @pytest.mark.parametrize("text, warning", [

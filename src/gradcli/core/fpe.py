@@ -137,9 +137,10 @@ def capture_fp_errors() -> Iterator[list[str]]:
             kind, "invalid"
         )
         op, derivative = _current_op()
-        if kind == "divide" and op not in _DIVISIONS:
+        if kind == "divide" and (op not in _DIVISIONS or derivative and op == "'**'"):
             # NumPy's flag for log(0) and atanh(1) too, where nothing was divided;
-            # sqrt(x) at 0 is 0, and only its derivatives are infinite
+            # sqrt(x) at 0 is 0, and only its derivatives are infinite (x^0.5's
+            # too: its derivative divides by 0, the user did not)
             what = "a derivative is infinite" if derivative else "infinite"
             msg = f"{op}: {what} at a singularity; {INF_RESULT}"
         elif kind == "invalid":
