@@ -375,15 +375,15 @@ def _syntax_error(exc: Exception, rt: LarkRuntime, chunk: _Chunk) -> ParseError:
         token = exc.token
         expected = set(exc.expected or ())
         if token.type == "$END":
+            unclosed = _never_closed(chunk)
+            if unclosed is not None:
+                return unclosed
             # Lark gives $END the position of the last token; the input ends
             # right after it.
             if token.end_line is not None and token.end_column is not None:
                 line, column = _absolute(chunk, token.end_line, token.end_column)
             else:
                 line, column = _end_of(chunk)
-            unclosed = _never_closed(chunk)
-            if unclosed is not None:
-                return unclosed
             message = "unexpected end of input"
             message += _expectation(expected, chunk, len(chunk.text), "")
         else:
