@@ -290,10 +290,11 @@ class Evaluator:
         try:
             operand = self.eval(node.operand)
         except UnknownNameError as err:
-            meant = literal_meant(node.number.text, getattr(node.operand, "id", ""))
+            name = getattr(node.operand, "id", "")
+            meant = literal_meant(node.number.text, name)
             if meant is None:
                 raise
-            raise UnknownNameError(f"{err.message.split(';')[0]}; {meant}").at(
+            raise UnknownNameError(f"unknown name '{name}'; {meant}").at(
                 err.line, err.column) from None
         try:
             return _fold(lambda a, b: a * b, number, operand)
