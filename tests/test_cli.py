@@ -479,6 +479,20 @@ def test_a_closed_pipe_is_quiet():
     assert "Traceback" not in err and "Exception ignored" not in err
 
 
+@pytest.mark.parametrize("fmt", ["plain", "json", "csv"])
+def test_a_reader_that_leaves_during_a_large_result_gives_status_1(fmt):
+    # one large write that the pipe took only part of was counted as written:
+    # the rest of the array was dropped and the run exited 0
+    proc = subprocess.Popen([GRADCLI, "eval", "linspace(0, 1, 1000000)", "--format", fmt],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert proc.stdout.read(10)
+    proc.stdout.close()
+    err = proc.stderr.read().decode()
+    proc.stderr.close()
+    assert proc.wait(timeout=60) == 1
+    assert err == ""
+
+
 def test_closed_standard_streams_are_no_crash():
     script = (f'"{GRADCLI}" eval - <&- ; echo "in $?"; '
               f'"{GRADCLI}" eval "x" --at x=2 >&- ; echo "out $?"; '

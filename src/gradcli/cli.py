@@ -241,6 +241,9 @@ def stdin_chunks(stream: Any, first_line: int = 1) -> Iterator[tuple[str, int]]:
 # Output
 
 
+_WHOLE = 1 << 15  # texts this long are written by Output._write's loop
+
+
 class Output:
     """Where results, errors and warnings go, in the chosen format."""
 
@@ -258,6 +261,24 @@ class Output:
         self._csv: Any = None
         self._render_json: Any = None
         self._render_plain: Any = None
+
+    def _write(self, text: str) -> None:
+        """Write ``text`` to stdout whole. A pipe whose reader leaves mid-write
+        takes part of a large write, and BufferedWriter reports that as a
+        shorter count, which TextIOWrapper drops: the rest is lost without an
+        error (`gradcli eval "linspace(0,1,1000000)" | head -c 10` exited 0).
+        So a large text goes to the binary buffer until all of it is taken; a
+        reader that left then gives BrokenPipeError (status 1)."""
+        out = self.out
+        buffer = getattr(out, "buffer", None)
+        if len(text) < _WHOLE or buffer is None:
+            out.write(text)
+            return
+        out.flush()
+        data = memoryview(text.encode(out.encoding, out.errors or "strict"))
+        while data:
+            data = data[buffer.write(data):]
+        buffer.flush()
 
     # errors and warnings ------------------------------------------------------
 
@@ -285,14 +306,14 @@ class Output:
         if self.fmt == "json":
             from .render.json import error_json
 
-            self.out.write(error_json(input_text, err.kind, err.message, err.line,
-                                      err.column) + "\n")
+            self._write(error_json(input_text, err.kind, err.message, err.line,
+                                   err.column) + "\n")
         elif self.fmt == "csv":
             from .results import Result
 
             if self._csv is None:
                 self._start_csv()
-            self.out.write(self._csv.row(Result(input=input_text, kind="error", error=err)))
+            self._write(self._csv.row(Result(input=input_text, kind="error", error=err)))
 
     def warning(self, message: str, line: int | None = None) -> None:
         from .render.errors import format_warning
@@ -319,7 +340,7 @@ class Output:
                 from .render.json import render_json
 
                 self._render_json = render_json
-            self.out.write(self._render_json(res) + "\n")
+            self._write(self._render_json(res) + "\n")
         elif fmt == "plain":
             if self._render_plain is None:
                 from .render.plain import render_plain
@@ -327,11 +348,11 @@ class Output:
                 self._render_plain = render_plain
             lines = self._render_plain(res, self.opts, point)
             if lines:
-                self.out.write("\n".join(lines) + "\n")
+                self._write("\n".join(lines) + "\n")
         elif fmt == "csv":
             if self._csv is None:
                 self._start_csv()
-            self.out.write(self._csv.row(res))
+            self._write(self._csv.row(res))
         else:
             if self._table is None:
                 from .render.table import TableRenderer
