@@ -74,3 +74,28 @@ def outputs() -> dict[str, str]:
                          ids=[c[:60] for c, _ in EXAMPLES])
 def test_readme_example(command, expected, outputs):
     assert outputs[command].splitlines() == expected
+
+
+def _plot_nodes(expr: str, at: str, order: int, tmp_path: Path) -> str:
+    """What `gradcli plot` says of EXPR's order-N graph: its node count, as printed."""
+    proc = subprocess.run([sys.executable, "-m", "gradcli", "plot", expr, "-o",
+                           str(tmp_path / "g.dot"), "--at", at, "--order", str(order)],
+                          capture_output=True, text=True, timeout=120, cwd=ROOT)
+    found = re.search(r"([\d,]+) nodes", proc.stdout + proc.stderr)
+    assert found, proc.stdout + proc.stderr
+    return found.group(1)
+
+
+def test_the_graph_sizes_the_readme_states_are_what_plot_counts(tmp_path: Path) -> None:
+    text = " ".join(README.read_text(encoding="utf-8").split())
+    stated = re.search(r"it has (\d+) nodes at order 0, ([\d,]+) at order 4 and "
+                       r"([\d,]+) at order 7", text)
+    assert stated, "README's backprop graph sizes are gone"
+    for order, count in zip((0, 4, 7), stated.groups()):
+        assert _plot_nodes("exp(sin(x))*log(1+x**2)", "x=0.7", order, tmp_path) == count
+    # the REPL session's `:plot 2 f(x) graph.png`, with f(x) = x**4 - 2*x**2 at x = 2
+    for doc in (README, ROOT / "docs" / "repl.md"):
+        shown = re.search(r"graph: (\d+) nodes \(order-2 derivative by x, written to graph.png\)",
+                          doc.read_text(encoding="utf-8"))
+        assert shown, doc
+        assert _plot_nodes("x**4 - 2*x**2", "x=2", 2, tmp_path) == shown.group(1)
