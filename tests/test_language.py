@@ -385,6 +385,17 @@ def test_a_function_is_no_variable_to_differentiate_by():
         assert err.column == column, text
 
 
+def test_a_variable_of_grad_without_a_value_is_pointed_at():
+    # grad(x*y, z) put its caret under grad, and did not say how to give z a value
+    for text, name, column in (("x = 1; y = 2; grad(x*y, z)", "z", 25),
+                               ("x = 1; y = 2; grad(x*y, x, Y, Y)", "Y", 28),
+                               ("x = 1; grad(x*y)", "y", 15)):
+        err = error(text)
+        assert (err.kind, err.column) == ("name", column), text
+        assert err.message.startswith(f"unknown name '{name}'"), text
+        assert f"{name}=..." in err.message, text
+
+
 def test_a_user_name_that_is_another_tools_word_is_the_users():
     assert float(run("PI = 3; PI + 1")[-1].value) == 4
     assert float(run("ln(t) = t + 1; ln(2)")[-1].value) == 3

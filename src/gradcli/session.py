@@ -474,10 +474,13 @@ class Session:
         names = [v.id for v in var_nodes] or self._variables_of(body)
         ev = Evaluator(self, keep_graph=True)
         leaves = {}
+        written = {v.id: v for v in reversed(var_nodes)}  # each name's first place
         for name in names:
             leaf = ev.leaf(name)
             if leaf is None:
-                raise UnknownNameError(f"'{name}' has no value; assign it first")
+                if name not in written:
+                    ev.eval(body)  # says which name, where the body uses it
+                raise ev.unknown(name, written.get(name))
             leaves[name] = leaf
         y = ev.eval(body)  # first: a name without a value is reported as such
         if not names:

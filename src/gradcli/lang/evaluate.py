@@ -209,7 +209,7 @@ class Evaluator:
             names |= set(layer)
         return sorted(names)
 
-    def _unknown(self, name: str, node: Any, what: str = "name") -> UnknownNameError:
+    def unknown(self, name: str, node: Any, what: str = "name") -> UnknownNameError:
         if name == "ans":
             why = getattr(self.ctx, "no_ans", None)
             message = f"'ans' has no value: {why}" if why else \
@@ -250,7 +250,7 @@ class Evaluator:
                 raise MathError(
                     f"'{node.id}' is a function; call it with arguments, e.g. {node.id}(x)"
                 ).at(*_position(node))
-            raise self._unknown(node.id, node)
+            raise self.unknown(node.id, node)
         return v
 
     def _chain(self, node: Chain) -> Variable:
@@ -355,7 +355,7 @@ class Evaluator:
         if entry is None:
             if self.leaf(name) is not None:
                 raise MathError(f"'{name}' is a variable, not a function").at(*_position(node))
-            raise self._unknown(name, node, "function")
+            raise self.unknown(name, node, "function")
         try:
             entry.check_arity(len(node.args))
         except ArityError as err:
@@ -475,7 +475,7 @@ class Evaluator:
                     f"{node.func}' needs a function of one variable"
                     + ("; write diff(expr, x, n)" if node.func in SPECIAL_FORMS else "")
                 ).at(*_position(node))
-            raise self._unknown(node.func, node, "function")
+            raise self.unknown(node.func, node, "function")
         if len(node.args) != 1 or (definition is not None and len(definition.params) != 1):
             raise ArityError(
                 f"{node.func}{chr(39) * node.order}(a) needs a function of one variable "
