@@ -68,11 +68,15 @@ def closest(name: str, candidates: Iterable[str],
             aliases: dict[str, str] | None = None) -> str | None:
     """The candidate most like ``name``, for "did you mean ...?" hints: the one
     ``name`` is another tool's word for (see ALIASES, and ``aliases`` beside
-    them), else the nearest in spelling."""
+    them), else one that differs only in case, else the nearest in spelling."""
     candidates = list(candidates)
     meant = (aliases or {}).get(name) or ALIASES.get(name)
     if meant in candidates:
         return meant
+    # spelling distance sees x and X as unlike as x and q
+    folded = [c for c in candidates if c.casefold() == name.casefold()]
+    if folded:
+        return folded[0]
     match = difflib.get_close_matches(name, candidates, n=1, cutoff=0.6)
     return match[0] if match else None
 
