@@ -398,6 +398,16 @@ def test_a_variable_of_grad_without_a_value_is_pointed_at():
         assert f"{name}=..." in err.message, text
 
 
+def test_an_indexing_error_points_at_its_bracket():
+    # (1+2)[0] put the caret under the 1, inside the parentheses
+    for text, line, column in (("(1+2)[0]", 1, 6), ("[1, 2][5]", 1, 7),
+                               ("v = [1, 2]; (v + 1)[0, 1]", 1, 20),
+                               ("v = [1, 2]\nv[\n7]", 2, 2)):
+        err = error(text)
+        assert err.kind == "math", text
+        assert (err.line, err.column) == (line, column), text
+
+
 def test_a_user_name_that_is_another_tools_word_is_the_users():
     assert float(run("PI = 3; PI + 1")[-1].value) == 4
     assert float(run("ln(t) = t + 1; ln(2)")[-1].value) == 3

@@ -741,7 +741,7 @@ class GetItem(Function):
             return x[self.slices]
         except IndexError as exc:
             raise OutOfRangeError(f"index {_show_index(self.slices)} out of range for shape "
-                             f"{x.shape}: {exc}") from None
+                                  f"{x.shape}: {exc}") from None
 
     def backward(self, gy: Variable) -> Variable:
         (x,) = self.inputs

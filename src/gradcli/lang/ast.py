@@ -112,10 +112,16 @@ class Slice(_Node):
 
 
 class Index(_Node):
-    """``v[0]``, ``A[1, 0]``, ``v[1:3]``, ``A[:, 0]``; ``v[0][1]`` nests."""
+    """``v[0]``, ``A[1, 0]``, ``v[1:3]``, ``A[:, 0]``; ``v[0][1]`` nests.
 
+    ``bracket`` is the (line, column) of its '[', where an indexing error
+    points: the target's own place is inside the parentheses of ``(a+b)[0]``.
+    """
+
+    _uncompared = ("bracket", "line", "column")
     target: Node
     indices: tuple[Node | Slice, ...]
+    bracket: tuple[int, int] = (0, 0)
     line: int = 0
     column: int = 0
 

@@ -319,14 +319,15 @@ class Evaluator:
                 except GradcliError as err:
                     raise _located(err, item) from None
         key = index[0] if len(index) == 1 else tuple(index)
+        bracket = node.bracket if node.bracket[0] else _position(node)
         if target.ndim < len(index):
             raise MathError(
                 f"too many indices ({len(index)}) for an array of shape {target.shape}"
-            ).at(*_position(node))
+            ).at(*bracket)
         try:
             return _fold(lambda t: get_item(t, key), target)
         except GradcliError as err:
-            raise _located(err, node) from None
+            raise err.at(*bracket) from None
 
     def _array(self, node: Array) -> Variable:
         items = [self.eval(item) for item in node.items]

@@ -245,8 +245,8 @@ class _Builder:
         return Power(tuple(c), first.line, first.column)
 
     def index(self, c: list) -> Index:
-        target = c[0]  # c[1] is the '[' token, kept for array positions
-        return Index(target, tuple(c[2:]), target.line, target.column)
+        target = c[0]  # c[1] is the '[' token, kept for positions
+        return Index(target, tuple(c[2:]), _at(c[1]), target.line, target.column)
 
     def slice(self, c: list) -> Slice:
         start, colon, stop = c[0], c[1], c[2]
