@@ -479,12 +479,20 @@ def test_a_closed_pipe_is_quiet():
     assert "Traceback" not in err and "Exception ignored" not in err
 
 
-@pytest.mark.parametrize("fmt", ["plain", "json", "csv"])
+@pytest.mark.parametrize("fmt", ["plain", "json", "csv", "table", "repl"])
 def test_a_reader_that_leaves_during_a_large_result_gives_status_1(fmt):
     # one large write that the pipe took only part of was counted as written:
-    # the rest of the array was dropped and the run exited 0
-    proc = subprocess.Popen([GRADCLI, "eval", "linspace(0, 1, 1000000)", "--format", fmt],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    # the rest of the array was dropped and the run exited 0 (the table and the
+    # piped REPL did so after aa45cab, and the REPL then said 0 for any reader
+    # that left)
+    if fmt == "repl":
+        argv, stdin = [GRADCLI, "repl"], subprocess.PIPE
+    else:
+        argv, stdin = [GRADCLI, "eval", "linspace(0, 1, 1000000)", "--format", fmt], None
+    proc = subprocess.Popen(argv, stdin=stdin, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    if stdin is not None:
+        proc.stdin.write(b"linspace(0, 1, 1000000)\n")
+        proc.stdin.close()
     assert proc.stdout.read(10)
     proc.stdout.close()
     err = proc.stderr.read().decode()

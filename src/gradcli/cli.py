@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING, Annotated, Any, NoReturn, Optional
 
 from . import __version__
 from .lang.names import NAME, is_name
+from .pipes import WholeWriter, silence_stdout, write_whole
 
 if TYPE_CHECKING:
     import typer
@@ -241,9 +242,6 @@ def stdin_chunks(stream: Any, first_line: int = 1) -> Iterator[tuple[str, int]]:
 # Output
 
 
-_WHOLE = 1 << 15  # texts this long are written by Output._write's loop
-
-
 class Output:
     """Where results, errors and warnings go, in the chosen format."""
 
@@ -263,22 +261,7 @@ class Output:
         self._render_plain: Any = None
 
     def _write(self, text: str) -> None:
-        """Write ``text`` to stdout whole. A pipe whose reader leaves mid-write
-        takes part of a large write, and BufferedWriter reports that as a
-        shorter count, which TextIOWrapper drops: the rest is lost without an
-        error (`gradcli eval "linspace(0,1,1000000)" | head -c 10` exited 0).
-        So a large text goes to the binary buffer until all of it is taken; a
-        reader that left then gives BrokenPipeError (status 1)."""
-        out = self.out
-        buffer = getattr(out, "buffer", None)
-        if len(text) < _WHOLE or buffer is None:
-            out.write(text)
-            return
-        out.flush()
-        data = memoryview(text.encode(out.encoding, out.errors or "strict"))
-        while data:
-            data = data[buffer.write(data):]
-        buffer.flush()
+        write_whole(self.out, text)  # a reader that leaves mid-write: status 1
 
     # errors and warnings ------------------------------------------------------
 
@@ -357,7 +340,8 @@ class Output:
             if self._table is None:
                 from .render.table import TableRenderer
 
-                self._table = TableRenderer(self.out, self.opts, colour=self.out_colour,
+                self._table = TableRenderer(WholeWriter(self.out), self.opts,
+                                            colour=self.out_colour,
                                             terminal=_isatty(self.out))
             self._table.render(res, point)
 
@@ -795,14 +779,6 @@ def __getattr__(name: str) -> Any:
 # The entry point: one handler for everything
 
 
-def _silence_stdout() -> None:
-    try:
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-    except (OSError, ValueError, AttributeError):
-        pass
-
-
 class _ClosedOutput(io.TextIOBase):
     """Standard output that the shell closed: a write fails as on any closed
     file descriptor (and is reported by _cannot_write)."""
@@ -816,7 +792,7 @@ class _ClosedOutput(io.TextIOBase):
 
 def _cannot_write(exc: OSError) -> int:
     """Say that the output could not be written (and drop what is left of it): 1."""
-    _silence_stdout()
+    silence_stdout()
     sys.stderr.write(f"error: cannot write the output: {exc.strerror or exc}\n")
     return 1
 
@@ -929,7 +905,7 @@ def run(argv: list[str] | None = None) -> NoReturn:
     except KeyboardInterrupt:
         code = 130
     except BrokenPipeError:
-        _silence_stdout()
+        silence_stdout()
         code = 1
     except OSError as exc:  # a full disk (> /dev/full), an I/O error: ours to word
         code = _cannot_write(exc)
@@ -941,7 +917,7 @@ def run(argv: list[str] | None = None) -> NoReturn:
     try:
         sys.stdout.flush()
     except BrokenPipeError:
-        _silence_stdout()
+        silence_stdout()
         code = code or 1
     except OSError as exc:  # the last of the output did not fit either
         failed = _cannot_write(exc)

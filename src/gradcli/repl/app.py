@@ -16,6 +16,7 @@ from typing import IO, Any
 
 from .. import __version__
 from ..errors import GradcliError
+from ..pipes import silence_stdout
 from ..render.errors import format_error
 from .brackets import open_depth
 from .commands import Shell
@@ -65,7 +66,7 @@ def run_plain(loader: SessionLoader, stdin: IO[str], display: Any = None) -> int
     """Read statements line by line (a line with an open bracket goes on to the next).
 
     Ctrl-C ends it with status 130, as shells expect; a reader that goes away
-    (``| head -1``) ends it quietly.
+    (``| head -1``) ends it quietly with status 1, as it does ``gradcli eval``.
     """
     shell = Shell(loader, display or PlainDisplay(), positions=True)
     if hasattr(stdin, "reconfigure"):
@@ -75,7 +76,8 @@ def run_plain(loader: SessionLoader, stdin: IO[str], display: Any = None) -> int
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:
-        _silence_stdout()
+        silence_stdout()
+        return max(shell.status, 1)
     return shell.status
 
 
@@ -120,17 +122,6 @@ def _run_lines(shell: Shell, lines: Iterable[tuple[int, str]]) -> tuple[int, lis
         if not shell.execute(text, first_line=start):
             return None
     return (start, pending) if pending else None
-
-
-def _silence_stdout() -> None:
-    """After a broken pipe, send what is left to /dev/null so exiting prints nothing."""
-    import os  # noqa: PLC0415
-
-    try:
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-    except (OSError, ValueError):
-        pass
 
 
 def make_prompt_session(loader: SessionLoader, *, history: Any = None, input: Any = None,
@@ -197,5 +188,5 @@ def run_interactive(loader: SessionLoader, *, history: Any = None, input: Any = 
         except KeyboardInterrupt:
             display.error("interrupted")
         except BrokenPipeError:  # `gradcli repl | head`: the reader left
-            _silence_stdout()
-            return 0
+            silence_stdout()
+            return 1

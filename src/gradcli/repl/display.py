@@ -14,6 +14,7 @@ import sys
 from collections.abc import Sequence
 from typing import IO, Any
 
+from ..pipes import write_whole
 from ..record import Record
 
 
@@ -83,7 +84,7 @@ class PlainDisplay:
 
     def _print(self, text: str, stream: IO[str] | None = None) -> None:
         stream = stream or self.out
-        stream.write(text + "\n")
+        write_whole(stream, text + "\n")  # a reader that leaves mid-write: status 1
         stream.flush()
 
     def banner(self, text: str) -> None:  # a pipe gets no banner
