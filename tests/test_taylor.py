@@ -274,6 +274,31 @@ def test_large_arrays_go_block_by_block_with_the_same_results(monkeypatch):
                             1e-15, text)
 
 
+def test_blockwise_results_and_buffers_start_on_64_byte_lines(monkeypatch):
+    # np.empty's large arrays started 32 bytes into a line here: every AVX-512
+    # store of a row split across two lines, and writing the result rows from a
+    # block cost 7.2 ms per million elements of 4 rows where aligned rows took 4.2
+    for shape, dtype in (((3, 1000), np.float64), (7, np.float32), ((2, 2, 5), np.float64)):
+        a = T.rows.aligned_empty(shape, dtype)
+        assert a.ctypes.data % 64 == 0 and a.flags.c_contiguous and a.flags.writeable
+        assert a.shape == ((shape,) if isinstance(shape, int) else shape) and a.dtype == dtype
+    small_blocks(monkeypatch)
+    made = []
+    get = T.rows._Arena.get
+
+    def spy(self, shape, dtype):
+        buf = get(self, shape, dtype)
+        made.append(buf)
+        return buf
+
+    monkeypatch.setattr(T.rows._Arena, "get", spy)
+    xs = np.linspace(0.1, 2.0, 2048)  # rows of 2048 float64: each a whole number of lines
+    rows = taylor(FIVE["exp(sin(x))*log(1+x**2)"], xs, 3)
+    assert len(rows) == 4 and made
+    assert all(r.ctypes.data % 64 == 0 for r in rows[1:])
+    assert all(b.ctypes.data % 64 == 0 for b in made)
+
+
 SHARED = {
     # + 2 hands on sin's rows: the buffer is freed only when both nodes are dead
     "exp(sin(x) + 2) * sin(x) * 3": lambda x: (lambda u: F.exp(u + 2) * u * 3)(F.sin(x)),

@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 
 from .replay import _elementwise, _Plan, _replay
-from .rows import _Arena, _dtype, _local
+from .rows import _Arena, _dtype, _local, aligned_empty
 from .scaling import _derivative_factors
 
 CHUNK = 32768
@@ -62,8 +62,8 @@ def _coefficients_blockwise(plan: _Plan, n: int, derivatives: bool, dtype: Any, 
         forward = [(label, type(f).ufunc, f.forward, ins, at, plan.variables[at].data.dtype)
                    for label, f, _, _, _, ins, at in plan.steps]
     seed = np.full((1, 1), s, dtype=_dtype(x0))
-    coef = np.empty((n, size), dtype=dtype)
-    value = None if values is None else np.empty(size, dtype=plan.variables[plan.y_at].data.dtype)
+    coef = aligned_empty((n, size), dtype)
+    value = None if values is None else aligned_empty(size, plan.variables[plan.y_at].data.dtype)
     y_at = plan.y_at
     col = np.array(_derivative_factors(n, s)).reshape(n, 1) if derivatives else None
     starts = range(0, size, CHUNK)

@@ -186,9 +186,7 @@ def _release(arena: _Arena, mark: int, hi: Any, at: int, dead: tuple[int, ...],
     ``hi`` are not), and the rows of the slots that are ``dead`` now. A buffer
     two slots share (a rule may hand on its input's rows) waits for both."""
     taken = arena.taken
-    keep = hi if hi.base is None else hi.base
-    if id(keep) not in arena.ids:
-        keep = None
+    keep = arena.owner(hi)
     if len(taken) > mark:
         give = arena.give
         for buf in taken[mark:]:

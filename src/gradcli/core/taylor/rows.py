@@ -65,7 +65,8 @@ class _Arena:
     def __init__(self) -> None:
         self.free: dict[tuple[Any, ...], list[Any]] = {}
         self.taken: list[Any] = []  # handed out, until _replay sorts them out
-        self.ids: dict[int, Any] = {}  # every buffer get made, by id (kept: no id reused)
+        # every buffer get made, by the id of the memory it views (kept: no id reused)
+        self.ids: dict[int, Any] = {}
         self.held: list[Any] = []  # given back at reset
         self.values: list[Any] = []
 
@@ -74,10 +75,14 @@ class _Arena:
         if spare:
             buf = spare.pop()
         else:
-            buf = np.empty(shape, dtype=dtype)
-            self.ids[id(buf)] = buf
+            buf = aligned_empty(shape, dtype)
+            self.ids[id(buf.base)] = buf
         self.taken.append(buf)
         return buf
+
+    def owner(self, rows: Any) -> Any:
+        """The buffer of this arena that ``rows`` lie in (it or a view of it), or None."""
+        return self.ids.get(id(rows if rows.base is None else rows.base))
 
     def give(self, buf: Any) -> None:
         key = (buf.shape, buf.dtype)
@@ -94,9 +99,9 @@ class _Arena:
             buf = values[i]
             if buf.shape == shape and buf.dtype == dtype:
                 return buf
-            buf = values[i] = np.empty(shape, dtype=dtype)
+            buf = values[i] = aligned_empty(shape, dtype)
             return buf
-        buf = np.empty(shape, dtype=dtype)
+        buf = aligned_empty(shape, dtype)
         values.append(buf)
         return buf
 
@@ -108,6 +113,18 @@ class _Arena:
 
 
 _local = threading.local()
+
+ALIGN = 64
+
+
+def aligned_empty(shape: tuple[int, ...] | int, dtype: Any) -> Any:
+    """np.empty(shape, dtype) whose data starts on a 64-byte boundary."""
+    dtype = np.dtype(dtype)
+    shape = (shape,) if isinstance(shape, int) else tuple(shape)
+    count = math.prod(shape)
+    raw = np.empty(count * dtype.itemsize + ALIGN, dtype=np.uint8)
+    start = -raw.ctypes.data % ALIGN
+    return raw[start:start + count * dtype.itemsize].view(dtype).reshape(shape)
 
 
 def _empty(shape: tuple[int, ...], dtype: Any, xp: Any) -> Any:
