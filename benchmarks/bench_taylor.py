@@ -476,7 +476,7 @@ def sympy_blocks(text: str, xs: Any, threads: int) -> Callable[[], Any] | None:
     starts = range(0, size, T.blocks.CHUNK)
 
     def run() -> Any:
-        out = np.empty((4, size))
+        out = T.rows.aligned_empty((4, size), np.float64)
 
         def work(mine: range) -> None:
             for lo in mine:
@@ -620,10 +620,10 @@ def hand_blocks(text: str, xs: Any, threads: int) -> Callable[[], Any]:
     starts = range(0, size, T.blocks.CHUNK)
 
     def run() -> Any:
-        out = np.empty((4, size))
+        out = T.rows.aligned_empty((4, size), np.float64)
 
         def work(mine: range) -> None:
-            rows = [np.empty(T.blocks.CHUNK) for _ in range(scratch)]
+            rows = [T.rows.aligned_empty(T.blocks.CHUNK, np.float64) for _ in range(scratch)]
             for lo in mine:
                 hi = min(lo + T.blocks.CHUNK, size)
                 kernel(xs[lo:hi], out[:, lo:hi], [r[: hi - lo] for r in rows])
@@ -658,7 +658,9 @@ def arrays(args: argparse.Namespace, report: dict[str, Any]) -> list[str]:
           "0..3 (simplified), lambdified to NumPy with common subexpressions shared, run "
           "on the same blocks in as many threads. `store` is what writing the four result "
           "rows alone costs (a fresh (4, N) array filled): the result is four times the "
-          "size of NumPy's, so this much of the 3x is spent before any arithmetic.\n")
+          "size of NumPy's, so this much of the 3x is spent before any arithmetic. "
+          "`sympy`, `hand` and `store` write into rows allocated as gradcli's are "
+          "(`taylor.rows.aligned_empty`: starting on a 64-byte line).\n")
     print("`hand` is each formula's orders 0..3 worked out by hand (HAND in this "
           "script), as few NumPy operations as could be found, on the same blocks and "
           "threads: what a kernel written for that one formula costs, against "
@@ -683,7 +685,7 @@ def arrays(args: argparse.Namespace, report: dict[str, Any]) -> list[str]:
         return taylor_derivatives(eval(code, GRADCLI_NS, {"x": x}), x, 3)
 
     def store() -> Any:
-        out = np.empty((4, size))
+        out = T.rows.aligned_empty((4, size), np.float64)
         out.fill(1.0)
         return out
 
