@@ -408,6 +408,16 @@ def test_an_indexing_error_points_at_its_bracket():
         assert (err.line, err.column) == (line, column), text
 
 
+def test_a_prime_on_a_variable_says_it_is_no_function():
+    # x'(2) said "unknown function 'x'; did you mean x?", and ans'(1) that ans had no value
+    for text in ("x = 1; x'(2)", "pi'(1)", "ans = 2; ans''(1)", "x = 1; x(2)"):
+        err = error(text)
+        assert err.message.endswith("is a variable, not a function"), text
+    from gradcli.core.registry import closest
+
+    assert closest("x", ["x", "X"]) == "X" and closest("x", ["x"]) is None
+
+
 def test_a_user_name_that_is_another_tools_word_is_the_users():
     assert float(run("PI = 3; PI + 1")[-1].value) == 4
     assert float(run("ln(t) = t + 1; ln(2)")[-1].value) == 3

@@ -69,7 +69,7 @@ def closest(name: str, candidates: Iterable[str],
     """The candidate most like ``name``, for "did you mean ...?" hints: the one
     ``name`` is another tool's word for (see ALIASES, and ``aliases`` beside
     them), else one that differs only in case, else the nearest in spelling."""
-    candidates = list(candidates)
+    candidates = [c for c in candidates if c != name]  # "unknown x; did you mean x?"
     meant = (aliases or {}).get(name) or ALIASES.get(name)
     if meant in candidates:
         return meant

@@ -476,6 +476,9 @@ class Evaluator:
                     f"{node.func}' needs a function of one variable"
                     + ("; write diff(expr, x, n)" if node.func in SPECIAL_FORMS else "")
                 ).at(*_position(node))
+            if self.leaf(node.func) is not None:
+                raise MathError(f"'{node.func}' is a variable, not a function").at(
+                    *_position(node))
             raise self.unknown(node.func, node, "function")
         if len(node.args) != 1 or (definition is not None and len(definition.params) != 1):
             raise ArityError(
