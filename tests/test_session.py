@@ -531,3 +531,16 @@ def test_a_result_is_at_the_value_it_was_computed_at_after_a_rebinding() -> None
     first, rebind, after = session.run("x^2; x = 5; x^2*y", EvalOptions(order=1, wrt="x"))
     assert first.at == {"x": 2.0, "y": 3.0} and rebind.at == first.at
     assert float(after.value) == 75 and after.at == {"x": 5.0, "y": 3.0}
+
+
+def test_an_ans_given_with_at_is_shown_at_its_value_as_each_result_rebinds_it() -> None:
+    # --at ans=3: "ans+1" then "ans" printed 4 with "at": {"ans": 3}
+    session = Session()
+    session.bind_at("ans", "3")
+    plus, again, bind, gradient, after = session.run(
+        "ans + 1; ans; y = [1, 2]; grad(ans*y, ans, y); 7", EvalOptions())
+    assert plus.at == {"ans": 3.0} and float(plus.value) == 4
+    assert again.at == {"ans": 4.0} and float(again.value) == 4
+    assert bind.error is None and gradient.error is None and gradient.at == {"ans": 4.0}
+    # partial derivatives of two shapes leave ans no value: it is no longer "at" one
+    assert after.at == {} and float(after.value) == 7

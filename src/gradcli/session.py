@@ -184,6 +184,12 @@ class Session:
         return out
 
     def run_statement(self, st: Statement | BadStatement, options: EvalOptions) -> Result:
+        if "ans" in self.at:  # --at ans=3: every result rebinds it, as x = 5 does x
+            ans = self.values.get("ans")
+            if ans is None:
+                del self.at["ans"]
+            else:
+                self.at["ans"] = _host(ans)
         res = Result(input=st.source, line=st.line, at=dict(self.at))
         if isinstance(st, BadStatement):
             res.kind, res.error = "error", st.error
