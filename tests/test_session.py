@@ -544,3 +544,24 @@ def test_an_ans_given_with_at_is_shown_at_its_value_as_each_result_rebinds_it() 
     assert bind.error is None and gradient.error is None and gradient.at == {"ans": 4.0}
     # partial derivatives of two shapes leave ans no value: it is no longer "at" one
     assert after.at == {} and float(after.value) == 7
+
+
+@pytest.mark.parametrize(
+    ("text", "at", "derivative", "shapes"),
+    [("[cos(t), sin(t)]", "t=0", 1.0, "(2,) and t ()"),
+     ("t*[[1], [2]]", "t=[1, 2]", [3.0, 3.0], "(2, 2) and t (2,)")])
+def test_a_result_shaped_unlike_its_variable_says_whose_derivative_it_is(
+        text, at, derivative, shapes) -> None:
+    # [cos(t), sin(t)] by t printed 1 (the sum's derivative) where a user expects [0, 1]
+    session = Session()
+    session.bind_at("t", at.split("=")[1])
+    for method in ("taylor", "backprop"):
+        session.method = method
+        (res,) = session.run(text, EvalOptions(order=1))
+        assert np.array_equal(res.derivatives[0], derivative), method
+        assert res.warnings == [f"the result has shape {shapes}: its derivatives are those "
+                                "of the sum of its elements; for one element's, index it, "
+                                "as in (expr)[0]"], method
+    for same in ("t * 2", "sum(t)"):  # elementwise, or one number: no word
+        (res,) = session.run(same, EvalOptions(order=1))
+        assert res.warnings == [], same

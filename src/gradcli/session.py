@@ -309,6 +309,12 @@ class Session:
                     "cancellation in floating point (sin(x)*exp(x) at order 100 is off by 5%); "
                     "check them with a high-precision tool"
                 )
+            if (options.order or options.check) and y.ndim and y.shape != x.shape:
+                # DeZero's rule, as SPEC has it; [cos(t), sin(t)] by t gave 1 with no word
+                self._warnings.append(
+                    f"the result has shape {y.shape} and {res.wrt} {x.shape}: its "
+                    "derivatives are those of the sum of its elements; for one "
+                    "element's, index it, as in (expr)[0]")
             if options.order:
                 res.derivatives = [_host(d) for d in ds[1 : options.order + 1]]
             if options.series is not None:
