@@ -99,3 +99,15 @@ def test_the_graph_sizes_the_readme_states_are_what_plot_counts(tmp_path: Path) 
                           doc.read_text(encoding="utf-8"))
         assert shown, doc
         assert _plot_nodes("x**4 - 2*x**2", "x=2", 2, tmp_path) == shown.group(1)
+
+
+def test_the_summary_of_a_large_array_the_readme_shows_is_what_a_terminal_gets():
+    # README showed `[0, 1e-05, 2e-05, ..., 1]`, where three numbers end it
+    import numpy as np
+
+    from gradcli.render.numbers import format_summary
+
+    text = " ".join(README.read_text(encoding="utf-8").split())
+    shown = re.search(r"`(\[0, 1e-05, [^`]*\] \(100001 values\))`", text)
+    assert shown is not None
+    assert shown.group(1) == format_summary(np.linspace(0, 1, 100001))

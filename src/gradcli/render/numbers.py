@@ -50,7 +50,7 @@ terminal, the REPL): NumPy's threshold, past which nobody reads every number."""
 def format_summary(value: Any, digits: int | None = None, edge: int = 3) -> str:
     """format_value, or for an array of more than SUMMARY_SIZE elements its first
     and last ``edge`` items along each axis around "...", as NumPy prints, and
-    its size: ``[0, 1e-05, 2e-05, ..., 1] (100000 values)``."""
+    its size: ``[0, 1e-05, 2e-05, ..., 0.99998, 0.99999, 1] (100001 values)``."""
     arr = np.asarray(value)
     if arr.size <= SUMMARY_SIZE or arr.dtype.kind not in "fiub":
         return format_value(arr, digits)
