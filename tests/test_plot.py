@@ -250,3 +250,17 @@ def test_a_built_in_derivative_point_is_no_second_x(session) -> None:
     session.run("f(t) = t^2")  # a defined function's point keeps its parameter's name
     labels = list(nodes_of(session.graph("f'(x)").dot).values())
     assert labels.count("x") == 1 and labels.count("t") == 1
+
+
+def test_the_result_is_labelled_y_or_out_and_every_other_node_as_dezero_does() -> None:
+    # README says so: the result has no name, and the picture says where it ends
+    s = Session()
+    assert s.run("x = 2; y = 3")[-1].ok
+    for text, order, result in (("x^2", 0, "y"), ("x^2", 1, "dy/dx"), ("x*y", 0, "out"),
+                                ("x*y", 2, "d2out/dx2"), ("3", 0, "y")):
+        g = s.graph(text, order=order, wrt="x" if order else None)
+        labels = list(nodes_of(g.dot).values())
+        assert labels.count(result) == 1, (text, order)
+        # the other variable nodes: x, y as named, constants blank
+        names = {lab for lab in labels if not lab[:1].isupper()} - {result}
+        assert names <= {"x", "y", ""}, (text, order, names)
