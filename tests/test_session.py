@@ -239,6 +239,17 @@ def test_gradient_warnings_name_the_function_written_not_its_derivatives_parts(t
     assert sorted(with_grad.warnings) == sorted(_last(program, order=2).warnings)
 
 
+@pytest.mark.parametrize(("text", "order"), [("x = 2; (-2)^x", 1), ("x = 2; (-2)^x", 2),
+                                             ("x = -1; 0^x", 1)])
+def test_both_methods_word_a_derivative_of_a_power_alike(text, order) -> None:
+    # backprop's first pass on arrays (Pow's _backward_data) said "'**': argument
+    # outside the domain" where Taylor mode said "a derivative is undefined here"
+    taylor = _last(text, method="taylor", order=order)
+    backprop = _last(text, method="backprop", order=order)
+    assert taylor.warnings and taylor.warnings == backprop.warnings
+    assert not any("outside the domain" in w for w in backprop.warnings)
+
+
 def test_no_warning_of_a_nan_that_no_result_holds() -> None:
     # backprop's third derivative of sqrt at 0 meets inf - inf midway and is inf:
     # it warned "'+': inf - inf is undefined; the result is nan"

@@ -113,7 +113,9 @@ def _current_op() -> tuple[str, bool]:
             named = local.get("fpe_op")
             if isinstance(named, str):
                 found = label or named
-                derivative = derivative or bool(local.get("fpe_derivative"))
+                # a backward naming its own arithmetic (Pow's on arrays) differentiates
+                derivative = derivative or bool(local.get("fpe_derivative")) \
+                    or frame.f_code.co_name in _BACKWARD
             elif isinstance(owner, Function):
                 label = op_label(owner)
                 derivative = frame.f_code.co_name in _BACKWARD
