@@ -125,13 +125,15 @@ class Session:
 
     # --- what the evaluator needs ---------------------------------------------
 
-    def constant(self, value: float) -> Constant:
+    def constant(self, value: float, text: str | None = None) -> Constant:
+        """``value`` in the session's dtype; a warning names it as ``text`` (as typed)."""
         with np.errstate(over="ignore"):
             data = self.xp.asarray(value, dtype=self._dtype)
+        shown = f"{value:g}" if text is None else text
         if math.isfinite(value) and not bool(self.xp.isfinite(data)):
-            self._warnings.append(f"the number {value:g} is too large for {self.dtype}; it is inf")
+            self._warnings.append(f"the number {shown} is too large for {self.dtype}; it is inf")
         elif value != 0.0 and not bool(data):
-            self._warnings.append(f"the number {value:g} is too small for {self.dtype}; it is 0")
+            self._warnings.append(f"the number {shown} is too small for {self.dtype}; it is 0")
         return Constant(data)
 
     def derivatives(self, y: Variable, x: Variable, order: int) -> list[Any]:

@@ -115,7 +115,7 @@ class Context(Protocol):
     functions: dict[str, Definition]
     hints: dict[str, str]  # how to tell the user to give a name a value
 
-    def constant(self, value: float) -> Any: ...
+    def constant(self, value: float, text: str | None = None) -> Any: ...
 
     def derivatives(self, y: Variable, x: Variable, order: int) -> list[Any]: ...
 
@@ -235,13 +235,13 @@ class Evaluator:
 
     def _num(self, node: Num) -> Variable:
         value = float(node.text)
+        shown = node.text if len(node.text) <= 24 else (
+            f"{node.text[:12]}... ({len(node.text)} characters)"
+        )
         if math.isinf(value) or (value == 0.0 and _nonzero_digits(node.text)):
-            shown = node.text if len(node.text) <= 24 else (
-                f"{node.text[:12]}... ({len(node.text)} characters)"
-            )
             size, becomes = ("large", "inf") if value else ("small", "0")
             self.ctx.warn(f"the number {shown} is too {size} for floating point; it is {becomes}")
-        return self.ctx.constant(value)
+        return self.ctx.constant(value, shown)
 
     def _name(self, node: Name) -> Variable:
         v = self.leaf(node.id)
