@@ -103,6 +103,14 @@ def test_a_line_that_does_not_parse_runs_none_of_its_statements(tmp_path) -> Non
     assert out.count("error") == 1
 
 
+def test_a_statement_that_fails_as_it_runs_leaves_the_others_on_its_line_to_run() -> None:
+    # as README says: b and d are set, c is not
+    done = subprocess.run([PYTHON, "-m", "gradcli", "repl"], text=True, capture_output=True,
+                          input="b = 2; c = [1, 2] @ [1]; d = 4\n:vars\n", timeout=60)
+    assert done.stdout.splitlines() == ["b = 2", "d = 4"]
+    assert done.stderr.startswith("error: shapes (2,) and (1,) do not fit") and done.returncode == 1
+
+
 def test_vars_lists_the_assignments(tmp_path) -> None:
     _, out, _ = drive("a = 2\rv = [1, 2, 3]\r:vars\r", tmp_path)
     assert "a = 2" in out.splitlines() and "v = [1, 2, 3]" in out.splitlines()
