@@ -140,6 +140,15 @@ def test_d_of_a_constant_shows_its_orders_without_a_variable(tmp_path) -> None:
     assert [float(r[1]) for r in table] == [5.0, 0.0, 0.0]
 
 
+def test_d_with_a_number_alone_asks_for_the_expression() -> None:
+    # `:d 2` printed 2 and 0, the derivative of the number 2, where the user
+    # left out the expression of `:d 2 EXPR`
+    done = subprocess.run([PYTHON, "-m", "gradcli", "repl"], text=True, capture_output=True,
+                          input="x = 1\n:d 2\n:d 1.5\n:d x^2\n:d 1 2\n", timeout=60)
+    assert done.stderr.count("error: usage: :d [N] EXPR, as in :d 2 sin(x)") == 2
+    assert done.stdout.splitlines() == ["1", "2", "2", "0"]
+
+
 def test_d_defaults_to_the_first_derivative_and_its_errors_point_into_the_line(
     tmp_path,
 ) -> None:

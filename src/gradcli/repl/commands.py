@@ -50,7 +50,9 @@ KEYS = [
 _NO_ARGUMENTS = {name for name, (usage, _) in COMMANDS.items() if usage == name}
 _QUOTED_FILE = re.compile(r"""(?:^|\s)(["'])(.*)\1\s*$""")  # the language has no strings
 # the optional N of :d and :plot, and what was meant as one: -1, 1.5, 1e3
-_ORDER = re.compile(r"(-?[\d.]+(?:[eE][+-]?\d+)?)\s+(?=\S)")
+_NUMBER_TEXT = r"-?[\d.]+(?:[eE][+-]?\d+)?"
+_ORDER = re.compile(rf"({_NUMBER_TEXT})\s+(?=\S)")
+_NUMBER = re.compile(_NUMBER_TEXT)
 
 
 class Shell:
@@ -191,7 +193,9 @@ class Shell:
         from ..session import EvalOptions  # noqa: PLC0415
 
         order, expr, skip = _split_order(args, 1, first_line, offset)
-        if not expr.strip():
+        if not expr.strip() or not skip and _NUMBER.fullmatch(expr.strip()):
+            # `:d 2` alone is an order without its expression far more often than
+            # the derivatives of the number 2 (`:d 1 2` still gives those)
             raise UsageError("usage: :d [N] EXPR, as in :d 2 sin(x)")
         _expressions_only(expr, ":d")
         session = self.session
