@@ -601,3 +601,16 @@ def test_a_narrow_terminal_folds_table_cells_and_keeps_every_digit() -> None:
         [c.strip() for c in line.split("\u2502")[1:-1]] for line in body if "\u2502" in line))]
     assert columns == ["2", "-0.9092974268256817", "-0.9092974265397255", "2.86e-10",
                        "3.14e-10", "pass"]
+
+
+def test_the_session_in_docs_repl_md_prints_the_rows_it_shows(tmp_path, monkeypatch) -> None:
+    # its :vars showed an `ans` row that a gradient of two shapes never leaves
+    doc = (Path(__file__).resolve().parents[1] / "docs" / "repl.md").read_text(encoding="utf-8")
+    session = doc.split("```text\n", 1)[1].split("```", 1)[0]
+    typed = [line[4:] for line in session.splitlines() if line.startswith((">>> ", "... "))]
+    monkeypatch.chdir(tmp_path)  # :plot writes graph.png here
+    status, out, _ = drive("\r".join(typed) + "\r", tmp_path)
+    assert status == 0
+    assert rows(out) == rows(session)
+    assert [line for line in session.splitlines() if line.startswith("graph: ")] == \
+        [line for line in out.splitlines() if line.startswith("graph: ")]
