@@ -144,10 +144,17 @@ def test_a_formula_with_a_leading_minus_in_place_of_a_command_is_told_about_dash
 
 def test_help_as_a_command_shows_the_help():
     # `gradcli help` said "No such command 'help'. To evaluate: gradcli eval help"
-    top, command = gradcli_all(("help",), ("help", "plot"))
-    assert top.returncode == command.returncode == 0
+    top, command, repl, unknown = gradcli_all(("help",), ("help", "plot"), ("help", "repl"),
+                                              ("help", "nope"))
+    assert top.returncode == command.returncode == repl.returncode == 0
     assert top.stdout == gradcli("--help").stdout and "Commands" in top.stdout
     assert command.stdout.startswith("Usage: gradcli plot")
+    # `help repl` and `help nope` said "No such command 'help'. To evaluate an
+    # expression: gradcli eval help nope"
+    assert repl.stdout.startswith("Usage: gradcli repl")
+    assert unknown.returncode == 2 and unknown.stdout == ""
+    assert unknown.stderr.endswith(
+        "Error: no help for 'nope'; the commands are eval, plot and repl\n")
 
 
 def test_json_matches_the_spec_example():

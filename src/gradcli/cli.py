@@ -549,7 +549,8 @@ def build_app() -> "typer.Typer":
     app = typer.Typer(
         name="gradcli",
         help="gradcli: a differentiation calculator. Values, derivatives of any order, "
-        "numerical checks and computational graphs of formulas such as x**4 - 2*x**2.",
+        "numerical checks and computational graphs of formulas such as x**4 - 2*x**2. "
+        "`gradcli help COMMAND` is `gradcli COMMAND --help`.",
         add_completion=False,
         rich_markup_mode=None,  # Typer would import rich for every usage error
         pretty_exceptions_enable=False,
@@ -882,8 +883,13 @@ def run(argv: list[str] | None = None) -> NoReturn:
         sys.stdout = _ClosedOutput()
     if sys.stderr is None:  # nowhere to say anything: say nothing
         sys.stderr = open(os.devnull, "w")
-    if args == ["help"] or args[:1] == ["help"] and args[1:] in (["eval"], ["plot"]):
-        args = [*args[1:], "--help"]  # as git's and pip's `help [COMMAND]`
+    if args[:1] == ["help"]:  # as git's and pip's `help [COMMAND]`
+        if args[1:] not in ([], ["eval"], ["plot"], ["repl"]):
+            sys.stderr.write("Usage: gradcli help [COMMAND]\nTry 'gradcli -h' for help.\n\n"
+                             f"Error: no help for '{' '.join(args[1:])}'; the commands are "
+                             "eval, plot and repl\n")
+            sys.exit(2)
+        args = [*args[1:], "--help"]
     code: int
     try:
         fast = fast_eval_args(args, _isatty(sys.stdin))
