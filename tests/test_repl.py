@@ -603,6 +603,17 @@ def test_a_narrow_terminal_folds_table_cells_and_keeps_every_digit() -> None:
                        "3.14e-10", "pass"]
 
 
+def test_plot_with_its_file_left_out_says_how_to_use_it(tmp_path) -> None:
+    # `:plot 1 sum(v^2)` took sum(v^2) for the file: "cannot tell the graph format"
+    done = subprocess.run([PYTHON, "-m", "gradcli", "repl"], text=True, capture_output=True,
+                          cwd=tmp_path, timeout=60,
+                          input="v = [1, 2]\n:plot 1 sum(v^2)\n:plot 0 2 g.dot\n")
+    assert done.stderr.splitlines() == [
+        "error: usage: :plot [N] EXPR FILE, as in :plot 2 x**4 - 2*x**2 graph.png (line 2)",
+        "graph: 1 node (written to g.dot)"]
+    assert (tmp_path / "g.dot").exists()
+
+
 def test_the_session_in_docs_repl_md_prints_the_rows_it_shows(tmp_path, monkeypatch) -> None:
     # its :vars showed an `ans` row that a gradient of two shapes never leaves
     doc = (Path(__file__).resolve().parents[1] / "docs" / "repl.md").read_text(encoding="utf-8")

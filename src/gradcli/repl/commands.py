@@ -233,7 +233,10 @@ class Shell:
 
         quoted = _QUOTED_FILE.search(args)  # "my graph.png": a name with spaces
         parts = [args[:quoted.start()], quoted.group(2)] if quoted else args.rsplit(None, 1)
-        if len(parts) < 2 or not parts[0].strip() or not parts[1]:
+        # `:plot 1 sum(v^2)`: an order and an expression, the FILE left out (as
+        # for :d, a number alone is not taken for the expression: `:plot 0 2 g.dot`)
+        if len(parts) < 2 or not parts[0].strip() or not parts[1] \
+                or _NUMBER.fullmatch(parts[0].strip()):
             raise UsageError(
                 "usage: :plot [N] EXPR FILE, as in :plot 2 x**4 - 2*x**2 graph.png"
             )
