@@ -270,6 +270,12 @@ def test_help_lists_built_ins_from_the_registry_and_commands(tmp_path) -> None:
     assert "sin(x)" in out and "sine (radians)" in out
     assert "linspace(a, b, n)" in out and ":d [N] EXPR" in out
     assert out.count("inverse hyperbolic sine") == 2  # in the list, then on its own
+    # each section's title on one line (as a table's title it wrapped at the
+    # narrow constants table's width)
+    from gradcli.repl.helptext import overview  # noqa: PLC0415
+
+    lines = out.splitlines()
+    assert all(title in lines for title, _ in overview())
 
 
 def test_large_arrays_are_summarised_as_numpy_prints_them(tmp_path) -> None:

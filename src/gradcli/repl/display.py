@@ -228,8 +228,9 @@ class RichDisplay:
         from rich.table import Table  # noqa: PLC0415
 
         for title, rows in sections:
-            table = Table(title=title, title_justify="left", title_style="bold",
-                          show_header=False, box=None, padding=(0, 2))
+            # a title of its own: as the table's, it wrapped to a narrow table's width
+            self._print(title, style="bold")
+            table = Table(show_header=False, box=None, padding=(0, 2))
             table.add_column(style="cyan", no_wrap=True)
             table.add_column()
             for a, b in rows:
