@@ -864,3 +864,18 @@ def test_derivatives_whose_taylor_coefficients_underflow_keep_their_digits(
                 assert abs(float(got[k])) < 1e-290
                 continue
             assert float(got[k]) == pytest.approx(float(want), rel=1e-12, abs=0), (name, k)
+
+
+@pytest.mark.parametrize("da, db, m", [(2, 2, 2), (6, 4, 8), (4, 6, 5), (41, 41, 40), (8, 3, 9)])
+def test_the_cauchy_product_for_cupy_sums_its_own_products(da, db, m):
+    """The product of two one-element series on CuPy (whose convolve takes an FFT,
+    noise at high orders): on NumPy arrays it must give NumPy's convolve, to the
+    last bits, with tiny high-order coefficients kept."""
+    rng = np.random.default_rng(da * 100 + db)
+    k = np.arange(max(da, db))
+    a = rng.normal(size=da) * np.exp(-k[:da] * 2.0)  # c_k falling fast, as 1/k! does
+    b = rng.normal(size=db) * np.exp(-k[:db] * 2.0)
+    want = np.convolve(a, b)[1 : m + 1]
+    got = T.series._cauchy(a, b, m)
+    assert got.shape == want.shape == (m,)
+    np.testing.assert_allclose(got, want, rtol=1e-14, atol=0)
