@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import math
 
 import numpy as np
@@ -579,3 +580,49 @@ def test_a_result_shaped_unlike_its_variable_says_whose_derivative_it_is(
     for same in ("t * 2", "sum(t)"):  # elementwise, or one number: no word
         (res,) = session.run(same, EvalOptions(order=1))
         assert res.warnings == [], same
+
+
+class _LikeGPU(Session):
+    """A session whose arrays report no floating-point errors, as CuPy's do not."""
+
+    def __init__(self, **kwargs: object) -> None:
+        super().__init__(**kwargs)
+        self._reports_fp_errors = False
+
+    @contextlib.contextmanager
+    def _capture_fp_errors(self):  # noqa: ANN202
+        with np.errstate(all="ignore"):
+            yield []
+
+
+@pytest.mark.parametrize("program, options", [
+    ("log(-1); 1/0; y = log(0); y; 0/0; exp(1000); linspace(0, inf, 3)", {}),
+    ("x = 0; sqrt(x); x^0.5; (x^2)^1.5; log(x); abs(x)", {"order": 3}),
+    ("x = 0; sqrt(x); log(x)", {"order": 2, "method": "backprop", "check": True}),
+    ("x = 0.7; 1/(1+x^2)", {"order": 300}),
+    ("v = [-1, 0, 1]; log(v); sqrt(v)", {"order": 2}),
+    ("x = 2; y = log(x - 2); grad(x * y)", {}),
+])
+def test_a_session_whose_arrays_report_no_fp_errors_warns_as_numpy_does(program, options):
+    """CuPy has no floating-point error flags: a GPU session runs a statement whose
+    result is nan or infinite again on the CPU, to word its warnings (which
+    operation, what happened) as the CPU session does, and keeps its bindings."""
+    method = options.pop("method", "auto")
+    cpu, gpu = Session(method=method), _LikeGPU(method=method)
+    want = cpu.run(program, EvalOptions(**options))
+    got = gpu.run(program, EvalOptions(**options))
+    assert any(r.warnings for r in want)
+    assert [r.warnings for r in got] == [r.warnings for r in want]
+    assert gpu.values.keys() == cpu.values.keys()
+    # the rerun is what words them: a silent session not told it is silent lacks them
+    silent = _LikeGPU(method=method)
+    silent._reports_fp_errors = True
+    assert [r.warnings for r in silent.run(program, EvalOptions(**options))] != \
+        [r.warnings for r in want]
+
+
+def test_an_at_value_that_is_not_finite_warns_without_fp_errors() -> None:
+    cpu, gpu = Session(), _LikeGPU()
+    for s in (cpu, gpu):
+        s.bind_at("x", "log(-1)")
+    assert gpu.pending_warnings() == cpu.pending_warnings() != []

@@ -7,6 +7,7 @@ never prints; everything a user sees comes from a renderer.
 
 from __future__ import annotations
 
+import contextlib
 import math
 import warnings
 from collections.abc import Callable, Iterator
@@ -118,6 +119,7 @@ class Session:
         # variable: the CLI's flags by default; the REPL words them its own way.
         self.hints: dict[str, str] = dict(CLI_HINTS) if hints is None else hints
         self.xp = backend.xp_for(device)  # a DeviceError when no GPU is there
+        self._reports_fp_errors = self.xp is np  # see _on_cpu
         self._dtype = DTYPES[dtype]
         self._warnings: list[str] = []
         self.no_ans: str | None = None  # why ans has no value, when a result left none
@@ -198,7 +200,7 @@ class Session:
             return res
         self._warnings = []
         self._last_method = None
-        with capture_fp_errors() as fp_messages:
+        with self._capture_fp_errors() as fp_messages:
             try:
                 self._execute(st, options, res)
             except GradcliError as err:
@@ -215,9 +217,34 @@ class Session:
                 res.kind, res.error = "error", MathError(
                     f"internal error ({type(exc).__name__}: {exc}); please report it"
                 ).at(st.line, st.column)
+        if not fp_messages and res.error is None and not self._reports_fp_errors \
+                and _non_finite(_result_arrays(res)):
+            fp_messages = self._on_cpu(lambda shadow: shadow._execute(st, options, Result(
+                input=st.source, line=st.line, at=dict(shadow.at))))
         res.warnings = _unique(self._warnings + _shown(fp_messages, res))
         res.method = self._last_method
         return res
+
+    def _capture_fp_errors(self) -> contextlib.AbstractContextManager[list[str]]:
+        # NumPy's errors; a CuPy array's operations report none (tests that stand in
+        # for a GPU override this)
+        return capture_fp_errors()
+
+    def _on_cpu(self, work: Callable[[Session], object]) -> list[str]:
+        """The floating-point warnings of ``work`` done again by a NumPy copy of this
+        session. CuPy has no floating-point error flags, so a GPU session learns
+        which operation made a nan or an infinity, and how to word it, by running
+        the statement that made it on the CPU; its results are dropped, and
+        nothing of this session changes."""
+        shadow = Session(dtype=self.dtype, method=self.method,
+                         values={k: _host(v) for k, v in self.values.items()},
+                         functions=dict(self.functions), at=dict(self.at), hints=self.hints)
+        with capture_fp_errors() as fp_messages:
+            try:
+                work(shadow)
+            except GradcliError:
+                pass
+        return fp_messages
 
     def _execute(self, st: Statement, options: EvalOptions, res: Result) -> None:
         node = st.node
@@ -602,8 +629,10 @@ class Session:
         if len(statements) != 1 or isinstance(statements[0].node, (ast.Assign, ast.Define)):
             raise UsageError(f"the value must be one expression, got {text!r}")
         self._warnings = []  # constant() adds its own (a number too large for float32)
-        with capture_fp_errors() as fp_messages:
+        with self._capture_fp_errors() as fp_messages:
             value = Evaluator(self).eval(statements[0].node)
+        if not fp_messages and not self._reports_fp_errors and _non_finite([value.data]):
+            fp_messages = self._on_cpu(lambda shadow: Evaluator(shadow).eval(statements[0].node))
         self._warnings = _unique(self._warnings + fp_messages)
         self.values[name] = value.data
         self.at[name] = _host(value.data)
@@ -746,6 +775,15 @@ def _shown(messages: list[str], res: Result) -> list[str]:
     A failed statement keeps them all."""
     if res.error is not None or not messages:
         return messages
+    values = [a for a in _result_arrays(res) if a.dtype.kind in "fc"]
+    has_nan = any(bool(np.isnan(a).any()) for a in values)
+    has_inf = any(bool(np.isinf(a).any()) for a in values)
+    return [m for m in messages
+            if (has_nan or not m.endswith(NAN_RESULT)) and (has_inf or not m.endswith(INF_RESULT))]
+
+
+def _result_arrays(res: Result) -> list[np.ndarray]:
+    """Every number a statement's result holds, as NumPy arrays."""
     arrays = [res.value, res.derivatives, res.series, res.gradient,
               [c.autodiff for c in res.check or ()]]
     flat = []
@@ -756,11 +794,12 @@ def _shown(messages: list[str], res: Result) -> list[str]:
             flat.extend(a)
         elif a is not None:
             flat.append(a)
-    values = [np.asarray(a) for a in flat]
-    has_nan = any(bool(np.isnan(a).any()) for a in values if a.dtype.kind in "fc")
-    has_inf = any(bool(np.isinf(a).any()) for a in values if a.dtype.kind in "fc")
-    return [m for m in messages
-            if (has_nan or not m.endswith(NAN_RESULT)) and (has_inf or not m.endswith(INF_RESULT))]
+    return [np.asarray(a) for a in flat]
+
+
+def _non_finite(arrays: list[Any]) -> bool:
+    return any(a.dtype.kind in "fc" and not bool(np.isfinite(a).all())
+               for a in map(_host, arrays))
 
 
 def _factorial(k: int) -> float:
