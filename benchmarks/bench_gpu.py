@@ -27,22 +27,12 @@ from typing import Any
 
 import numpy as np
 
-REPO_SRC = Path(__file__).resolve().parents[1] / "src"
-sys.path.insert(0, str(REPO_SRC))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import gradcli.core.functions as F  # noqa: E402
+from bench_taylor import CODES, FORMULAS, GRADCLI_NS  # noqa: E402 - puts ../src first
+
 from gradcli.core import Variable, gpu_available  # noqa: E402
 from gradcli.core.taylor import taylor_derivatives  # noqa: E402
-
-FORMULAS = [
-    "x**4 - 2*x**2",
-    "sin(x)*exp(x)",
-    "tanh(x)",
-    "1/(1+exp(-x))",
-    "exp(sin(x))*log(1+x**2)",
-]
-CODES = {text: compile(text, text, "eval") for text in FORMULAS}
-GRADCLI_NS = {"exp": F.exp, "sin": F.sin, "log": F.log, "tanh": F.tanh}
 
 
 def best_time(fn: Callable[[], Any], sync: Callable[[], None], repeat: int) -> float:

@@ -9,6 +9,7 @@ import textwrap
 
 import numpy as np
 import pytest
+from test_taylor import FIVE  # the five formulas
 
 import gradcli.core.functions as F
 from gradcli.core import Variable, get_array_module, gpu_available, higher_derivatives
@@ -210,15 +211,6 @@ def test_every_builtin_by_backprop_on_cupy_matches_numpy(cp, name) -> None:  # n
 
     got, want = _both(REGISTRY[name].call, _points(name), cp, backprop)
     _assert_orders_close(got, want, 1e-11, name)
-
-
-FIVE = {
-    "x**4 - 2*x**2": lambda x: x**4 - 2 * x**2,
-    "sin(x)*exp(x)": lambda x: F.sin(x) * F.exp(x),
-    "tanh(x)": lambda x: F.tanh(x),
-    "1/(1+exp(-x))": lambda x: 1 / (1 + F.exp(-x)),
-    "exp(sin(x))*log(1+x**2)": lambda x: F.exp(F.sin(x)) * F.log(1 + x**2),
-}
 
 
 @pytest.mark.gpu
