@@ -89,11 +89,30 @@ def test_plot_by_a_chosen_variable_names_the_output_apart_from_inputs() -> None:
     assert 'label="out"' in s.graph("sin(x)*y").dot
 
 
-def test_high_orders_warn_about_cancellation_unless_they_vanish() -> None:
-    noisy = Session().run("x = 1; sin(x)*exp(x)", EvalOptions(order=40))[-1]
-    assert any("cancellation" in w for w in noisy.warnings)
-    exact = Session().run("x = 1; x^3", EvalOptions(order=40))[-1]
-    assert not exact.warnings
+@pytest.mark.parametrize("text", ["sin(x)*exp(x)", "x^x", "exp(x)/(1 + x^2)",
+                                  "exp(sin(x))*log(1+x**2)", "2*(sin(x)*x) + 1"])
+def test_high_orders_of_a_product_warn_about_cancellation(text) -> None:
+    noisy = Session().run(f"x = 1; {text}", EvalOptions(order=40))[-1]
+    assert any("cancellation" in w for w in noisy.warnings), noisy.warnings
+
+
+@pytest.mark.parametrize("text", ["x^3", "sin(x)", "tanh(2x + 1)", "3*exp(x/3) - cos(x)",
+                                  "exp(sin(x))", "1/(1 + x^2)", "2^x", "sigmoid(x)"])
+def test_high_orders_of_built_ins_and_sums_do_not_warn(text) -> None:
+    """A built-in of x, compositions, sums and constant multiples keep their digits
+    (a polynomial's high orders vanish): no warning of cancellation."""
+    import mpmath
+    import sympy
+
+    res = Session().run(f"x = 0.7; {text}", EvalOptions(order=60))[-1]
+    assert not res.warnings
+    if text != "x^3":  # and the digits are there: order 60 against mpmath
+        X = sympy.Symbol("x")
+        f = sympy.lambdify(X, sympy.sympify(text.replace("2x", "2*x").replace("^", "**")
+                                            .replace("sigmoid(x)", "1/(1+exp(-x))")), "mpmath")
+        with mpmath.workdps(60):
+            want = float(mpmath.diff(f, mpmath.mpf(0.7), 60))
+        assert float(res.derivatives[-1]) == pytest.approx(want, rel=1e-12)
 
 
 def test_backprop_through_a_division_stays_finite_at_high_orders() -> None:

@@ -332,11 +332,13 @@ class Session:
                 else:  # the derivatives printed only: k! c_k of the others may overflow
                     shown = max(options.order, 2 if options.check else 0)
                     ds = self.derivatives(y, x, shown) if shown else [y.data]
-            if top > ACCURATE_ORDER and bool(np.any(_host((cs or ds)[top]) != 0)):
+            if top > ACCURATE_ORDER and bool(np.any(_host((cs or ds)[top]) != 0)) \
+                    and _taylor_module().multiplies_two_series(y, x):
                 self._warnings.append(
-                    f"derivatives of order above {ACCURATE_ORDER} can lose many digits to "
-                    "cancellation in floating point (sin(x)*exp(x) at order 100 is off by 5%); "
-                    "check them with a high-precision tool"
+                    f"derivatives of order above {ACCURATE_ORDER} of a product of two "
+                    "expressions in the variable can lose many digits to cancellation in "
+                    "floating point (sin(x)*exp(x) at order 100 is off by 5%); check them "
+                    "with a high-precision tool"
                 )
             if (options.order or options.check) and y.ndim and y.shape != x.shape:
                 # DeZero's rule, as SPEC has it; [cos(t), sin(t)] by t gave 1 with no word

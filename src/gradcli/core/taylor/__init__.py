@@ -46,6 +46,7 @@ there) and ``api`` (the entry points below).
 
 from .api import taylor_coefficients, taylor_derivatives, taylor_derivatives_at
 from .blocks import blockwise, sample
+from .replay import multiplies_two_series
 from .scaling import FACTORIAL_ORDER, MAX_ORDER
 from .series import more_orders, unknown_at_zero
 from .structural import STRUCTURAL_RULES, missing_rules
@@ -57,6 +58,7 @@ __all__ = [
     "blockwise",
     "missing_rules",
     "more_orders",
+    "multiplies_two_series",
     "sample",
     "taylor_coefficients",
     "taylor_derivatives",
