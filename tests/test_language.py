@@ -663,3 +663,35 @@ def test_ragged_array_literal_names_the_shapes_in_the_order_written():
     err = error("[[1, 2], [3]]")
     assert "(2,) (item 1) and (1,) (item 2)" in err.message
     assert "() (item 1) and (2,) (item 3)" in error("[1, 2, [3, 4]]").message
+
+
+@pytest.mark.parametrize("text, want", [
+    ("diff(sum(v^2), v)", [10.0, 12.0]),
+    ("diff(v[0]*v[1], v)", [6.0, 5.0]),
+    ("diff(v @ v, v)", [10.0, 12.0]),
+    ("diff(v[0], v)", [1.0, 0.0]),
+    ("f(t) = sum(t^2); f'(v)", [10.0, 12.0]),
+    ("w = v; diff(sum(w^2), w, 1, w)", [10.0, 12.0]),
+    ("diff(diff(sum(v^3), v), v)", [30.0, 36.0]),
+    ("diff(sum(v^2), v, 1, [5, 6])", [10.0, 12.0]),
+])
+def test_diff_by_a_bound_array_of_an_expression_that_mixes_its_elements(text, want):
+    """The gradient of the sum, as grad(...) and DeZero give (by a bound v it was
+    [0, 0]: the point v + 0 is no leaf, and backprop dropped its gradient)."""
+    for method in ("auto", "backprop"):
+        session = Session(method=method)
+        session.run("v = [5, 6]")
+        np.testing.assert_array_equal(run(text, session)[-1].value, want)
+
+
+def test_grad_by_an_input_that_is_not_a_leaf_leaves_no_gradients_behind():
+    import gradcli.core.functions as F
+    from gradcli.core import Variable
+    from gradcli.core.derivatives import grad
+
+    v = Variable(np.array([5.0, 6.0]))
+    p = v + 0.0
+    mid = p * p
+    (g,) = grad(F.sum(mid), [p])
+    np.testing.assert_array_equal(g.data, [10.0, 12.0])
+    assert mid.grad is None and p.grad is None  # as a backward without retain_grad leaves them

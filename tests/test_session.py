@@ -645,3 +645,28 @@ def test_an_at_value_that_is_not_finite_warns_without_fp_errors() -> None:
     for s in (cpu, gpu):
         s.bind_at("x", "log(-1)")
     assert gpu.pending_warnings() == cpu.pending_warnings() != []
+
+
+@pytest.mark.parametrize("program, options", [
+    ("t = 0.5; diff([cos(t), sin(t)], t)", {}),
+    ("t = 0.5; diff([cos(t), sin(t)], t)", {"order": 1}),
+    ("t = 0.5; grad([cos(t), sin(t)])", {}),
+    ("t = 0.5; f(s) = [cos(s), sin(s)]; f'(t)", {}),
+    ("t = 0.5; [cos(t), sin(t)]", {"grad": True}),
+    ("t = 0.5; [cos(t), sin(t)]", {"order": 1}),
+    ("v = [5, 6]; diff(v*[[1], [2]], v)", {}),
+])
+def test_every_way_to_differentiate_a_result_larger_than_its_variable_says_so(
+        program, options) -> None:
+    """diff, grad, f', --grad and --order all take the derivative of the sum (DeZero's
+    rule); each says so, as README promises (only --order did)."""
+    res = Session().run(program, EvalOptions(**options))[-1]
+    assert res.error is None
+    assert sum("derivatives are those of the sum" in w for w in res.warnings) == 1, res.warnings
+
+
+def test_a_result_of_its_variables_shape_or_one_number_does_not_warn() -> None:
+    for program in ("v = [5, 6]; diff(sum(v^2), v)", "v = [5, 6]; diff(v^2, v)",
+                    "t = 0.5; grad(sin(t))", "v = [1, 2]; grad(v @ v)"):
+        res = Session().run(program)[-1]
+        assert res.error is None and res.warnings == [], (program, res.warnings)

@@ -18,7 +18,7 @@ import numpy as np
 from .core import backend
 from .core.check import ATOL, RTOL, central_difference, step_size, within_tolerance
 from .core.derivatives import grad as core_grad
-from .core.derivatives import higher_derivatives
+from .core.derivatives import higher_derivatives, summed_warning
 from .core.fpe import INF_RESULT, NAN_RESULT, capture_fp_errors
 from .core.graph import Constant, Variable, no_grad
 from .core.registry import REGISTRY
@@ -140,6 +140,8 @@ class Session:
 
     def derivatives(self, y: Variable, x: Variable, order: int) -> list[Any]:
         """[y, dy/dx, ..., d^order y/dx^order] as arrays, by the session's method."""
+        if order:
+            self._warn_if_summed(y, x)
         if y is x or y.creator is None:
             zero = self.xp.zeros_like(x.data)
             first = self.xp.ones_like(x.data) if y is x else zero
@@ -162,6 +164,12 @@ class Session:
             ds = higher_derivatives(y, x, order, max_nodes=BACKPROP_MAX_NODES)
         self._warnings.extend(str(w.message) for w in caught)
         return _undefined_where_nan([y.data] + [d.data for d in ds])
+
+    def _warn_if_summed(self, y: Variable, x: Variable) -> None:
+        # DeZero's rule, as SPEC has it; [cos(t), sin(t)] by t gave 1 with no word
+        message = summed_warning(y, x)
+        if message is not None:
+            self._warnings.append(message)
 
     # --- running text -------------------------------------------------------------
 
@@ -340,12 +348,6 @@ class Session:
                     "floating point (sin(x)*exp(x) at order 100 is off by 5%); check them "
                     "with a high-precision tool"
                 )
-            if (options.order or options.check) and y.ndim and y.shape != x.shape:
-                # DeZero's rule, as SPEC has it; [cos(t), sin(t)] by t gave 1 with no word
-                self._warnings.append(
-                    f"the result has shape {y.shape} and {res.wrt} {x.shape}: its "
-                    "derivatives are those of the sum of its elements; for one "
-                    "element's, index it, as in (expr)[0]")
             if options.order:
                 res.derivatives = [_host(d) for d in ds[1 : options.order + 1]]
             if options.series is not None:
@@ -355,6 +357,8 @@ class Session:
             if options.check:
                 res.check = self._check(node, options, x, y, ds)
         if options.grad:
+            for leaf in leaves.values():
+                self._warn_if_summed(y, leaf)
             gs = core_grad(y, list(leaves.values())) if leaves else []
             res.gradient = {n: _host(g.data) for n, g in zip(leaves, gs)}
         # last: --check evaluates the expression again, and its ans is the one before
@@ -530,6 +534,8 @@ class Session:
             raise MathError("grad: the expression has no variable to differentiate by").at(
                 node.line, node.column
             )
+        for leaf in leaves.values():
+            self._warn_if_summed(y, leaf)
         gs = [g.data for g in core_grad(y, list(leaves.values()))] if leaves else []
         # ans is what was printed: the partial derivative, or the gradient vector
         # of several of one shape (of different shapes there is no one value)

@@ -30,13 +30,33 @@ def grad(
     for x in inputs:
         x.grad = None
     y.grad = None
+    # an input that is not a leaf (diff(sum(v^2), v) by a bound v, whose point is
+    # v + 0) keeps its grad only if every intermediate does: theirs are dropped after
+    retain = any(x.creator is not None for x in inputs)
     try:
-        y.backward(create_graph=create_graph)
+        y.backward(retain_grad=retain, create_graph=create_graph)
         return [x.grad if x.grad is not None else _zeros_like(x) for x in inputs]
     finally:
         y.grad = None
+        if retain:
+            from .dot import walk  # noqa: PLC0415 - only for inputs that are not leaves
+
+            for v in walk(y)[0]:
+                if v.creator is not None:
+                    v.grad = None
         for x, g in zip(inputs, saved):
             x.grad = g
+
+
+def summed_warning(y: Variable, x: Variable) -> str | None:
+    """What to tell a user whose y is not of x's shape (and not one number): its
+    derivatives by x are those of the sum of its elements (DeZero's rule), where
+    one may expect one derivative per element ([cos(t), sin(t)] by t)."""
+    if not y.ndim or y.shape == x.shape:
+        return None
+    return (f"the result has shape {y.shape} and {x.name or 'the variable'} {x.shape}: "
+            "its derivatives are those of the sum of its elements; for one "
+            "element's, index it, as in (expr)[0]")
 
 
 GRAPH_WARN_NODES = 20_000

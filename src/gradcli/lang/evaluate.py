@@ -18,7 +18,7 @@ from typing import Any, Protocol
 
 from ..core import functions as _functions  # noqa: F401 - fills the registry
 from ..core.backend import get_array_module
-from ..core.derivatives import graph_size, spend_nodes
+from ..core.derivatives import graph_size, spend_nodes, summed_warning
 from ..core.graph import Constant, Variable, no_grad, using_config
 from ..core.ops import add, get_item, matmul
 from ..core.registry import REGISTRY, closest
@@ -513,6 +513,9 @@ class Evaluator:
         if order == 0:
             return y
         if self.diff_depth > 0 or self.keep_graph:
+            message = summed_warning(y, x)  # the session's derivatives warn themselves
+            if message is not None:
+                self.ctx.warn(message)
             # one budget for the statement: each diff of a nested diff starts from a
             # graph about 3 times the last, so it is the total that grows
             left = BACKPROP_MAX_NODES - self.nodes_spent
