@@ -670,3 +670,16 @@ def test_a_result_of_its_variables_shape_or_one_number_does_not_warn() -> None:
                     "t = 0.5; grad(sin(t))", "v = [1, 2]; grad(v @ v)"):
         res = Session().run(program)[-1]
         assert res.error is None and res.warnings == [], (program, res.warnings)
+
+
+@pytest.mark.parametrize("method", ["auto", "backprop"])
+@pytest.mark.parametrize("text, op", [("1/x", "'/'"), ("log(x)", None)])
+def test_a_derivative_that_overflows_says_so_not_that_the_value_did(method, text, op) -> None:
+    """1/x at 1e-200 is 1e200 and its derivative -1e400: the warning said
+    "'/': overflow; the result is infinite" beside a finite value."""
+    res = Session(method=method).run(f"x = 1e-200; {text}", EvalOptions(order=2))[-1]
+    assert np.isfinite(res.value) and not np.isfinite(res.derivatives[-1])
+    assert res.warnings and all("a derivative overflows" in w for w in res.warnings), \
+        res.warnings
+    if op is not None or method == "auto":
+        assert res.warnings[0].startswith(f"{op or 'log'}: ")

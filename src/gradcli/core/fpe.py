@@ -147,6 +147,8 @@ def capture_fp_errors() -> Iterator[list[str]]:
             msg = f"{op}: {what} at a singularity; {INF_RESULT}"
         elif kind == "invalid":
             msg = f"{op}: {_invalid(op, derivative)}"
+        elif derivative:  # 1/x at 1e-200 is 1e200; its derivative overflows
+            msg = f"{op}: a derivative overflows; {INF_RESULT}"
         else:
             msg = f"{op}: {_DESCRIPTIONS[kind]}"
         with lock:
