@@ -359,7 +359,7 @@ def test_other_tools_names_suggest_ours(text, meant):
     [("x = 3; x\u00b2", "name", "x^2"), ("t\u00b3 + 1", "name", "t^3"),
      ("x\u00b9\u2070", "name", "x^10"), ("2\u00d73", "parse", "'*'"),
      ("6\u00f72", "parse", "'/'"), ("2\u22121", "parse", "'-'"),
-     ("\u221a4", "parse", "sqrt(...)")],
+     ("\u221a4", "parse", "sqrt(...)"), ("\u03c0\u00b2", "name", "pi^2")],
 )
 def test_typeset_maths_suggests_how_to_type_it(text, kind, meant):
     # x² read as an unknown name and × as a stray character, with no hint
@@ -695,3 +695,15 @@ def test_grad_by_an_input_that_is_not_a_leaf_leaves_no_gradients_behind():
     (g,) = grad(F.sum(mid), [p])
     np.testing.assert_array_equal(g.data, [10.0, 12.0])
     assert mid.grad is None and p.grad is None  # as a backward without retain_grad leaves them
+
+
+@pytest.mark.parametrize("text, column, hint", [
+    ("(x + 1)\u00b2", 8, "; a power is written with '^': (a)^2"),
+    ("asin(x)\u00b3", 8, "; a power is written with '^': (a)^3"),
+    ("[1, 2]\u00b2", 7, "; a power is written with '^': (a)^2"),
+])
+def test_a_typeset_power_after_a_bracket_asks_for_a_caret_not_a_star(text, column, hint):
+    # (x+1)² said "a product needs '*' after a bracket: (a)*(b)"
+    err = error(f"x = 1; {text}")
+    assert (err.kind, err.column - 7) == ("parse", column)
+    assert err.message.endswith(hint)

@@ -35,6 +35,7 @@ from .errors import (
 from .lang import ast
 from .lang.evaluate import (
     BACKPROP_MAX_NODES,
+    CONSTANT_ALIASES,
     CONSTANTS,
     MAX_ORDER,
     SPECIAL_FORMS,
@@ -42,9 +43,8 @@ from .lang.evaluate import (
     Evaluator,
     free_names,
     nested_derivative,
-    power_meant,
 )
-from .lang.names import is_name
+from .lang.names import is_name, power_meant
 from .lang.parser import BadStatement, Statement, parse, parse_each
 from .record import Record
 from .results import CheckEntry, Result
@@ -286,7 +286,7 @@ class Session:
             raise ReservedNameError(
                 f"'{name}' is a built-in function; choose another name"
             ).at(node.line or None, node.column or None)
-        meant = power_meant(name)
+        meant = power_meant(name, CONSTANT_ALIASES)
         if meant:  # x² = 3 made a name no --at or --wrt could take
             raise ReservedNameError(
                 f"'{name}' reads as a power, not a name: write {meant}"

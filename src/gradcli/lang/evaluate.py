@@ -45,25 +45,13 @@ from .ast import (
     Slice,
     Unary,
 )
+from .names import power_meant
 
 CONSTANTS: dict[str, float] = {"pi": math.pi, "e": math.e, "inf": math.inf, "nan": math.nan}
-_SUPERSCRIPT_DIGITS = "\u2070\u00b9\u00b2\u00b3\u2074\u2075\u2076\u2077\u2078\u2079"  # ⁰..⁹
-_SUPERSCRIPTS = str.maketrans(_SUPERSCRIPT_DIGITS, "0123456789")
-
-
 def _nonzero_digits(text: str) -> bool:
     """Whether a number's digits (before any exponent) are not all 0: 1e-400 is
     not 0, though float() gives 0."""
     return any(c in "123456789" for c in text.lower().partition("e")[0])
-
-
-def power_meant(name: str) -> str | None:
-    """x^2 for a name that ends in superscript digits (x², which reads as one
-    name): a power written as typeset."""
-    base = name.rstrip(_SUPERSCRIPT_DIGITS)
-    if base == name:
-        return None
-    return f"{base}^{name[len(base):].translate(_SUPERSCRIPTS)}"
 
 
 _RADIX = {"x": (16, "hexadecimal"), "o": (8, "octal"), "b": (2, "binary")}
@@ -217,7 +205,8 @@ class Evaluator:
             return UnknownNameError(message).at(
                 *_position(node)
             )  # type: ignore[return-value]
-        hint = power_meant(name) or closest(name, self.known_names(), CONSTANT_ALIASES)
+        hint = power_meant(name, CONSTANT_ALIASES) or closest(
+            name, self.known_names(), CONSTANT_ALIASES)
         suffix = f"; did you mean {hint}?" if hint else ""
         if not hint and what == "name":
             suffix = "; it has no value: " + self.ctx.hints["value"].format(name=name)

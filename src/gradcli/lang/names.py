@@ -13,3 +13,22 @@ False: Python's identifiers stop at letters and Nd digits)."""
 
 def is_name(text: str) -> bool:
     return NAME.fullmatch(text) is not None
+
+
+SUPERSCRIPT_DIGITS = "\u2070\u00b9\u00b2\u00b3\u2074\u2075\u2076\u2077\u2078\u2079"  # ⁰..⁹
+_SUPERSCRIPTS = str.maketrans(SUPERSCRIPT_DIGITS, "0123456789")
+
+
+def exponent_meant(text: str) -> str:
+    """'2' for '²': the digits of a typeset exponent."""
+    return text.translate(_SUPERSCRIPTS)
+
+
+def power_meant(name: str, spellings: dict[str, str] | None = None) -> str | None:
+    """x^2 for a name that ends in superscript digits (x², which reads as one
+    name): a power written as typeset, its base in gradcli's spelling when
+    ``spellings`` has one (π² is pi^2)."""
+    base = name.rstrip(SUPERSCRIPT_DIGITS)
+    if base == name:
+        return None
+    return f"{(spellings or {}).get(base, base)}^{exponent_meant(name[len(base):])}"

@@ -59,6 +59,7 @@ from gradcli.lang.ast import (
     children,
 )
 from gradcli.lang.grammar import LarkRuntime, load_runtime
+from gradcli.lang.names import SUPERSCRIPT_DIGITS, exponent_meant
 from gradcli.record import Record
 
 __all__ = [
@@ -401,6 +402,11 @@ def _syntax_error(exc: Exception, rt: LarkRuntime, chunk: _Chunk) -> ParseError:
                 message += "; a product needs '*' (2*x), or a number right against it (2x)"
             elif str(token) == ":" and not before:
                 message += "; ':' commands (:help, :vars ...) are the REPL's: gradcli repl"
+            elif str(token)[0] in SUPERSCRIPT_DIGITS:
+                # (x+1)², typeset: the power, not a product
+                message += "; a power is written with '^'"
+                if not str(token).strip(SUPERSCRIPT_DIGITS):
+                    message += f": (a)^{exponent_meant(str(token))}"
             elif token.type in _OPERAND_STARTS and before and before[-1] in ")]":
                 # "(1)(2)", "(a+b)x": only a number may stand right against a factor
                 message += "; a product needs '*' after a bracket: (a)*(b)"
