@@ -760,3 +760,21 @@ def test_walk_handles_any_depth() -> None:
     for _ in range(10_000):
         deep = Unary("-", deep)
     assert sum(1 for _ in walk(deep)) == 10_001
+
+
+@pytest.mark.parametrize(("text", "column", "hint"), [
+    ("sin x", 5, "; a function's argument goes in brackets: sin(x)"),
+    ("2 + exp 1", 9, "; a function's argument goes in brackets: exp(1)"),
+    ("sin^2(x)", 6, "; a power of a function's value follows the call: sin(...)^2"),
+    ("1 + tanh**3(x)", 12, "; a power of a function's value follows the call: tanh(...)^3"),
+])
+def test_a_built_in_written_as_typeset_says_how_to_call_it(text, column, hint) -> None:
+    # sin x said "a product needs '*'", and sin*x then failed; sin^2(x) said "an
+    # exponent cannot be an implicit product"
+    err = error(text)
+    assert err.message.endswith(hint)
+    assert err.column == column
+    # a name that is no built-in keeps the product's hint
+    assert error("sinx x").message.endswith("or a number right against it (2x)")
+    assert error("x^2(x)").message.endswith("an exponent cannot be an implicit product, "
+                                            "use parentheses")

@@ -368,6 +368,18 @@ def _expectation(expected: set[str], chunk: _Chunk, offset: int, found: str) -> 
 
 
 _OPERAND_STARTS = frozenset({"NAME", "NUMBER", "IMPLICIT_NUMBER", "_LPAR", "LSQB"})
+_LAST_NAME = re.compile(r"(?<![\w.])[^\W\d]\w*$")
+_FUNCTION_POWER = re.compile(r"(?<![\w.])([^\W\d]\w*)\s*(?:\^|\*\*)\s*(\d+)$")
+
+
+def _is_builtin(name: Any) -> bool:
+    """Whether ``name`` (a str, or a regex match of one) is a built-in function."""
+    if name is None:
+        return False
+    from gradcli.core import functions  # noqa: F401, PLC0415 - fills the registry; only to word an error
+    from gradcli.core.registry import REGISTRY  # noqa: PLC0415
+
+    return (name if isinstance(name, str) else name[0]) in REGISTRY
 
 
 def _syntax_error(exc: Exception, rt: LarkRuntime, chunk: _Chunk) -> ParseError:
@@ -392,10 +404,20 @@ def _syntax_error(exc: Exception, rt: LarkRuntime, chunk: _Chunk) -> ParseError:
             message = f"unexpected {_quote(str(token))}"
             start = token.start_pos or 0
             before = chunk.text[:start].rstrip()
-            if token.type in ("NAME", "_LPAR") and start and chunk.text[start - 1] in _DIGITS:
+            powered = _FUNCTION_POWER.search(before)
+            if token.type == "_LPAR" and powered and _is_builtin(powered[1]):
+                # sin^2(x), as typeset: the power of the call
+                message += (f"; a power of a function's value follows the call: "
+                            f"{powered[1]}(...)^{powered[2]}")
+            elif token.type in ("NAME", "_LPAR") and start and chunk.text[start - 1] in _DIGITS:
                 # A number against a name where implicit products are not
                 # allowed: only an exponent (x**2x).
                 message += ": an exponent cannot be an implicit product, use parentheses"
+            elif token.type in _OPERAND_STARTS and len(before) < start \
+                    and _is_builtin(_LAST_NAME.search(before)):
+                # sin x, as typeset: the argument goes in brackets
+                name = _LAST_NAME.search(before)[0]
+                message += f"; a function's argument goes in brackets: {name}({token})"
             elif token.type in _OPERAND_STARTS and len(before) < start and before \
                     and (before[-1].isalnum() or before[-1] in ")]_"):
                 # two operands apart ("2 x", "x y"), as qalc would multiply
