@@ -48,6 +48,8 @@ from .ast import (
 from .names import power_meant
 
 CONSTANTS: dict[str, float] = {"pi": math.pi, "e": math.e, "inf": math.inf, "nan": math.nan}
+
+
 def _nonzero_digits(text: str) -> bool:
     """Whether a number's digits (before any exponent) are not all 0: 1e-400 is
     not 0, though float() gives 0."""

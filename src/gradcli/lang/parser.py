@@ -372,14 +372,15 @@ _LAST_NAME = re.compile(r"(?<![\w.])[^\W\d]\w*$")
 _FUNCTION_POWER = re.compile(r"(?<![\w.])([^\W\d]\w*)\s*(?:\^|\*\*)\s*(\d+)$")
 
 
-def _is_builtin(name: Any) -> bool:
-    """Whether ``name`` (a str, or a regex match of one) is a built-in function."""
-    if name is None:
-        return False
-    from gradcli.core import functions  # noqa: F401, PLC0415 - fills the registry; only to word an error
+def _builtin_named(match: re.Match[str] | None, group: int = 0) -> str | None:
+    """The built-in function a regex match names, if it names one."""
+    if match is None:
+        return None
+    # only to word an error: the registry is filled by importing the functions
+    from gradcli.core import functions  # noqa: F401, PLC0415
     from gradcli.core.registry import REGISTRY  # noqa: PLC0415
 
-    return (name if isinstance(name, str) else name[0]) in REGISTRY
+    return match[group] if match[group] in REGISTRY else None
 
 
 def _syntax_error(exc: Exception, rt: LarkRuntime, chunk: _Chunk) -> ParseError:
@@ -404,8 +405,8 @@ def _syntax_error(exc: Exception, rt: LarkRuntime, chunk: _Chunk) -> ParseError:
             message = f"unexpected {_quote(str(token))}"
             start = token.start_pos or 0
             before = chunk.text[:start].rstrip()
-            powered = _FUNCTION_POWER.search(before)
-            if token.type == "_LPAR" and powered and _is_builtin(powered[1]):
+            powered = _FUNCTION_POWER.search(before) if token.type == "_LPAR" else None
+            if _builtin_named(powered, 1):
                 # sin^2(x), as typeset: the power of the call
                 message += (f"; a power of a function's value follows the call: "
                             f"{powered[1]}(...)^{powered[2]}")
@@ -414,9 +415,8 @@ def _syntax_error(exc: Exception, rt: LarkRuntime, chunk: _Chunk) -> ParseError:
                 # allowed: only an exponent (x**2x).
                 message += ": an exponent cannot be an implicit product, use parentheses"
             elif token.type in _OPERAND_STARTS and len(before) < start \
-                    and _is_builtin(_LAST_NAME.search(before)):
+                    and (name := _builtin_named(_LAST_NAME.search(before))):
                 # sin x, as typeset: the argument goes in brackets
-                name = _LAST_NAME.search(before)[0]
                 message += f"; a function's argument goes in brackets: {name}({token})"
             elif token.type in _OPERAND_STARTS and len(before) < start and before \
                     and (before[-1].isalnum() or before[-1] in ")]_"):
