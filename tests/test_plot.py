@@ -264,3 +264,13 @@ def test_the_result_is_labelled_y_or_out_and_every_other_node_as_dezero_does() -
         # the other variable nodes: x, y as named, constants blank
         names = {lab for lab in labels if not lab[:1].isupper()} - {result}
         assert names <= {"x", "y", ""}, (text, order, names)
+
+
+def test_a_derivative_written_in_the_expression_is_drawn_by_its_variable_itself(session):
+    # diff(x^3, x) drew a second node labelled x, fed by an Add of x and 0
+    labels = list(nodes_of(session.graph("diff(x^3, x)").dot).values())
+    assert labels.count("x") == 1 and "Add" not in labels
+    # a point computed from another variable keeps a node of its own: by y at y = x,
+    # x*y is x (it was 2x when x stood for both)
+    session.run("y = 3")
+    assert float(session.run("diff(x*y, y, 1, x)")[0].value) == 2.0

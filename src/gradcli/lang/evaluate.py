@@ -401,14 +401,17 @@ class Evaluator:
         return n
 
     @staticmethod
-    def _point(v: Variable, name: str | None) -> Variable:
+    def _point(v: Variable, name: str | None, own: bool = False) -> Variable:
         # A constant point becomes a fresh leaf to differentiate by; a point
         # that depends on outer variables stays in the graph (chain rule), as a
         # node of its own: differentiating by the variable it is computed from
         # would also move that variable where the body uses it (diff(x*y, y, 1, x)
-        # gave 2x, not x).
+        # gave 2x, not x). A variable that is its ``own`` point (diff(x^3, x),
+        # sin'(x)) is differentiated by itself: no node x + 0 in plots.
         if type(v) is Constant:
             return Variable(v.data, name=name)
+        if own and v.creator is None:
+            return v
         point = add(v, 0.0)
         point.name = name
         return point
@@ -438,7 +441,7 @@ class Evaluator:
                     f"'{var.id}' has no value; give the point: "
                     f"diff(expr, {var.id}, n, a)"
                 ).at(*_position(var))
-            point = self._point(found, var.id)
+            point = self._point(found, var.id, own=True)
         return self.differentiate(args[0], var.id, point, order, node)
 
     def differentiate(self, body: Any, name: str, point: Variable, order: int,
@@ -479,7 +482,9 @@ class Evaluator:
         # a built-in has no parameter name: its point is unnamed (it was "x", a second
         # node labelled x beside the user's x in sin'(x)'s graph)
         param = definition.params[0] if definition is not None else None
-        point = self._point(self.eval(node.args[0]), param)
+        # a built-in reads nothing but its argument: x can be its own point; a
+        # defined function's body may read x besides (f(t) = t*x: f'(x) is x)
+        point = self._point(self.eval(node.args[0]), param, own=definition is None)
         self.diff_depth += 1
         try:
             with using_config("enable_backprop", True):
