@@ -12,12 +12,13 @@ import time
 import numpy as np
 import pytest
 
+from gradcli.cli import CLI_WORDS
 from gradcli.session import EvalOptions, Session
 
 
 def run(text: str, session: Session | None = None, **options):
     """All results of ``text`` in a fresh session (or the one given)."""
-    return (session or Session()).run(text, EvalOptions(**options))
+    return (session or Session(words=CLI_WORDS)).run(text, EvalOptions(**options))
 
 
 def last(text: str, **options):
@@ -540,7 +541,7 @@ def timed(text: str, **options):
 
 
 def test_a_nested_derivative_stops_at_the_node_limit(monkeypatch):
-    import gradcli.lang.evaluate as evaluate_module
+    import gradcli.core.derivatives as evaluate_module
 
     monkeypatch.setattr(evaluate_module, "BACKPROP_MAX_NODES", 2000)
     err = error("x = 1; diff(diff(exp(sin(x))*log(1+x^2), x, 9), x)")
@@ -552,7 +553,7 @@ def test_a_nested_derivative_stops_at_the_node_limit(monkeypatch):
 def test_diffs_nested_one_order_at_a_time_share_one_node_limit(monkeypatch):
     # each diff(..., x) alone stays small, but the graphs grow about 3x per level:
     # depth 11 took 26 s and depth 12 over a minute before they shared a budget
-    import gradcli.lang.evaluate as evaluate_module
+    import gradcli.core.derivatives as evaluate_module
 
     monkeypatch.setattr(evaluate_module, "BACKPROP_MAX_NODES", 2000)
     text = "exp(sin(x))*log(1+x^2)"

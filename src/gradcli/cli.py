@@ -57,6 +57,20 @@ CHECK_HELP = (
 )
 
 
+CLI_WORDS: dict[str, str] = {
+    "value": "give one with --at {name}=... or {name} = ...",
+    "wrt": "choose one with --wrt",
+    "wrt_named": "--wrt {name}: ",
+    "method_paren": " (--method taylor)",
+    "method_use": ": use --method taylor",
+    "order": "--order",
+    "series": "--series",
+    "check": "--check",
+    "grad": "--grad",
+}
+"""How the command line words the hints in errors and warnings (errors.worded)."""
+
+
 class Format(str, Enum):
     table = "table"
     json = "json"
@@ -406,7 +420,7 @@ def run_statements(
     opts = RenderOptions(order=order, grad=grad, check=check, series=series, digits=digits)
     output = Output(fmt, opts, colour, line_hints=len(sources) > 1 or "-" in sources)
     try:
-        session = Session(dtype=dtype, device=device, method=method)
+        session = Session(dtype=dtype, device=device, method=method, words=CLI_WORDS)
     except GradcliError as err:
         # One error, and in JSON and CSV one object or row per statement argument.
         output.error(err, None, sources[0] if sources else "-")
@@ -733,19 +747,20 @@ def run_plot(expr: str, path: str, at: list[str], order: int, verbose: bool,
     bindings = [pair for text in at for pair in split_at(text)]
 
     from .errors import GradcliError
+    from .graphs import graph as draw
     from .render.plain import RenderOptions
     from .session import Session
 
     out = Output("plain", RenderOptions(), "auto", line_hints=False)
     try:
-        session = Session()
+        session = Session(words=CLI_WORDS)
     except GradcliError as err:
         out.error(err, None, expr)
         return out.status
     if not bind_all_at(session, bindings, out):
         return out.status
     try:
-        graph = session.graph(expr, order, wrt, verbose)
+        graph = draw(session, expr, order, wrt, verbose)
         for message in session.pending_warnings():
             out.warning(message)
         from .render.graph import write_graph

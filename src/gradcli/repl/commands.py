@@ -245,8 +245,10 @@ class Shell:
         path = os.path.expanduser(file)
         graph_format(path)  # a bad extension fails before any work
         session = self.session
+        from ..graphs import graph  # noqa: PLC0415 - loaded with the session
+
         try:
-            g = session.graph(expr, order=order)
+            g = graph(session, expr, order=order)
         except GradcliError as err:
             if err.line is not None:  # counted from the expression's line: the input's
                 err = copy.copy(err)
@@ -293,7 +295,7 @@ def _split_order(args: str, default: int, first_line: int = 1,
     if not (value >= 0 and value.is_integer()):
         raise UsageError(f"the order must be a whole number from 0, not {m.group(1)}").at(
             first_line, offset + 1)
-    from ..session import order_limit  # noqa: PLC0415 - loaded with the session
+    from ..expression import order_limit  # noqa: PLC0415 - loaded with the session
 
     try:
         order_limit("order", int(value))
