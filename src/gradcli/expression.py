@@ -63,7 +63,7 @@ def evaluate_expression(session: Session, node: Any, options: EvalOptions, res: 
         y, x, ds = over_blocks
         res.wrt, res.point = x.name, host(x.data)
     else:
-        ev = Evaluator(session, keep_graph=options.wants_derivatives or options.grad,
+        ev = Evaluator(session, keep_graph=_differentiated(session, node, options),
                        constants=_not_differentiated(session, node, options))
         # Evaluate first: a wrong name is reported as such, not as a missing
         # variable. The leaves made on the way are the ones differentiated by.
@@ -116,6 +116,18 @@ def evaluate_expression(session: Session, node: Any, options: EvalOptions, res: 
     # last: --check evaluates the expression again, and its ans is the one before
     session.values["ans"] = y.data
     session.no_ans = None
+
+
+def _differentiated(session: Session, node: Any, options: EvalOptions) -> bool:
+    """Whether the result will be differentiated by a variable it reads: a closed
+    statement (diff(x^3, x, 1000, 1)) gives its value and zero derivatives
+    under every option, without building the graphs of its inner diff."""
+    if not (options.wants_derivatives or options.grad):
+        return False
+    reads = free_names(node, session.functions)
+    if options.wrt is not None and not options.grad:
+        return options.wrt in reads
+    return bool(_variable_names(session, reads))
 
 
 def _not_differentiated(session: Session, node: Any, options: EvalOptions) -> frozenset[str]:

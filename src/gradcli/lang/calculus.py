@@ -17,7 +17,7 @@ from ..core.graph import Constant, Variable, using_config
 from ..core.ops import add
 from ..core.registry import REGISTRY
 from ..errors import ArityError, GradcliError, LimitError, MathError, UnknownNameError
-from .ast import Call, Name, Prime
+from .ast import Call, Name, Prime, free_names
 
 if TYPE_CHECKING:
     from .evaluate import Context, Definition
@@ -117,7 +117,21 @@ class Calculus:
                     f"diff(expr, {var.id}, n, a)"
                 ).at(*_position(var))
             point = self._point(found, var.id, own=True)
+        self._value_not_formula(args[0], var.id)
         return self.differentiate(args[0], var.id, point, order, node)
+
+    def _value_not_formula(self, body: Any, var: str) -> None:
+        """A note for diff(y, x) where y was assigned from x (y = x^2): y holds
+        the number, so its derivative is 0, which is right but seldom meant."""
+        reads = free_names(body, self.ctx.functions)
+        if var in reads:
+            return
+        held = [n for n in reads if n in self.ctx.values and n != "ans"]
+        if held:
+            name = held[0]
+            self.ctx.warn(f"'{name}' holds a value, not a formula in {var}, so its derivative "
+                          f"by {var} is 0; to differentiate a formula, define a function: "
+                          f"{name}({var}) = ...")
 
     def differentiate(self, body: Any, name: str, point: Variable, order: int,
                       node: Any) -> Variable:

@@ -17,10 +17,12 @@ from collections import ChainMap
 from collections.abc import Callable, Mapping
 from typing import Any, Protocol
 
+import numpy as np
+
 from ..core import functions as _functions  # noqa: F401 - fills the registry
 from ..core.derivatives import BACKPROP_MAX_NODES, nested_derivative
 from ..core.graph import Constant, Variable, no_grad
-from ..core.ops import get_item, matmul
+from ..core.ops import MAX_ELEMENTS, check_size, get_item, matmul
 from ..core.registry import REGISTRY, closest
 from ..core.stack import stack
 from ..errors import (
@@ -80,6 +82,9 @@ CONSTANT_ALIASES = {"π": "pi", "PI": "pi", "Pi": "pi", "Inf": "inf", "NaN": "na
 """Other tools' spellings of the constants, for "did you mean" hints (not names
 of their own: ``PI = 3`` stays the user's)."""
 MAX_CALL_DEPTH = 64
+MAX_STEPS = 250_000
+"""Syntax-tree nodes one statement may evaluate (about 2 s): a budget for the
+forward pass, as repeated backprop has one for its graphs."""
 
 
 class Definition(Record):
@@ -133,6 +138,7 @@ class Evaluator(Calculus):
         self.ctx = ctx
         self.values: Mapping[str, Any] = (
             ChainMap(dict(overlay), ctx.values) if overlay else ctx.values)  # type: ignore[arg-type]
+        self.steps = 0  # nodes evaluated, against MAX_STEPS
         self.calling: list[str] = []  # the defined functions being called, outermost first
         self.constants = constants
         self.nodes_spent = 0  # by the nested derivatives of this statement
@@ -207,6 +213,14 @@ class Evaluator(Calculus):
             method = self._dispatch[type(node)]
         except KeyError:
             raise MathError(f"cannot evaluate {type(node).__name__} here") from None
+        self.steps += 1
+        if self.steps > MAX_STEPS:
+            # f(t) = g(g(t)), g(t) = h(h(t)) ...: calls of calls double the work per level
+            err = LimitError(
+                f"evaluating this statement takes more than {MAX_STEPS:,} steps (calls "
+                "nested in calls multiply the work); simplify it")
+            err.whole_statement = True  # not one function's failing: no "in f(t): "
+            raise err.at(*_position(node))
         return method(node)
 
     def _num(self, node: Num) -> Variable:
@@ -310,6 +324,9 @@ class Evaluator(Calculus):
         if not items:
             return Constant(self.ctx.constant(0.0).data.reshape(1)[:0])
         try:
+            # before the copy is made: b = [a, a] doubles a each time
+            if len(items) * items[0].size > MAX_ELEMENTS:
+                check_size((len(items), *items[0].shape), "an array")
             return _fold(lambda *xs: stack(list(xs)), *items)
         except GradcliError as err:
             raise _located(err, node) from None
@@ -365,7 +382,7 @@ class Evaluator(Calculus):
         except GradcliError as err:
             # Positions inside the body belong to the definition's own line:
             # point at this call instead, and say which function failed.
-            if not err.message.startswith("in "):
+            if not err.message.startswith("in ") and not getattr(err, "whole_statement", False):
                 err.prepend(f"in {definition.signature}: ")
             err.line, err.column = _position(node)
             raise
@@ -379,8 +396,20 @@ _BINARY: dict[str, Callable[[Variable, Variable], Variable]] = {
     "-": lambda a, b: a - b,
     "*": lambda a, b: a * b,
     "/": lambda a, b: a / b,
-    "@": matmul,
+    "@": lambda a, b: matmul(a, b) if _matmul_fits(a, b) else a,
 }
+
+
+def _matmul_fits(a: Variable, b: Variable) -> bool:
+    """True, or a LimitError for a product too large to make (an outer product
+    of 10^6 by 100 elements) before it is made."""
+    if a.ndim >= 2 and b.ndim >= 2:
+        try:
+            batch = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
+        except ValueError:
+            return True  # matmul says what does not fit
+        check_size((*batch, a.shape[-2], b.shape[-1]), "'@'")
+    return True
 
 
 __all__ = [
