@@ -760,7 +760,7 @@ def run_plot(expr: str, path: str, at: list[str], order: int, verbose: bool,
     if not bind_all_at(session, bindings, out):
         return out.status
     try:
-        graph = draw(session, expr, order, wrt, verbose)
+        graph = draw(session, expr, order, wrt, verbose, stand_ins=True)
         for message in session.pending_warnings():
             out.warning(message)
         from .render.graph import write_graph

@@ -15,7 +15,7 @@ from .errors import GradcliError, LimitError, UsageError
 from .expression import EvalOptions, default_wrt, leaf_to_differentiate, order_limit
 from .lang import ast
 from .lang.ast import free_names
-from .lang.evaluate import Evaluator
+from .lang.evaluate import CONSTANTS, Evaluator
 from .lang.parser import parse
 from .record import Record
 
@@ -37,18 +37,20 @@ class GraphResult(Record):
 
 
 def graph(session: Session, text: str, order: int = 0, wrt: str | None = None,
-          verbose: bool = False) -> GraphResult:
+          verbose: bool = False, stand_ins: bool = False) -> GraphResult:
     """The graph of the last expression of ``text``, or with ``order`` N of its
     N-th derivative; the statements before it (assignments, definitions) run
-    first. Errors come worded in the session's words."""
+    first. With ``stand_ins`` (and not ``verbose``, which shows values), a name
+    with no value stands at a point of its own: a graph's shape needs none.
+    Errors come worded in the session's words."""
     try:
-        return _graph(session, text, order, wrt, verbose)
+        return _graph(session, text, order, wrt, verbose, stand_ins)
     except GradcliError as err:
         raise err.reword(session.words) from None
 
 
 def _graph(session: Session, text: str, order: int, wrt: str | None,
-           verbose: bool) -> GraphResult:
+           verbose: bool, stand_ins: bool) -> GraphResult:
     statements = parse(text)
     if not statements:
         raise UsageError("plot needs an expression to draw, as in: gradcli plot 'x^2' -o g.png")
@@ -66,8 +68,12 @@ def _graph(session: Session, text: str, order: int, wrt: str | None,
         done = session.run_statement(st, EvalOptions())
         if done.error is not None:
             raise done.error
+    unbound = {} if verbose or not stand_ins else {
+        name: session.xp.asarray(0.5, dtype=session.dtype_type)
+        for name in free_names(node, session.functions)
+        if name not in session.values and name not in CONSTANTS and name != "ans"}
     # keep_graph: diff(...) and f'(x) stay graphs, to be drawn
-    ev = Evaluator(session, keep_graph=True)
+    ev = Evaluator(session, keep_graph=True, overlay=unbound)
     x = None
     if order:
         try:
@@ -87,7 +93,8 @@ def _graph(session: Session, text: str, order: int, wrt: str | None,
             y = nested_derivative(y, x, order, PLOT_MAX_NODES)
             n = order if order > 1 else ""
             y.name = f"d{n}{out}/d{wrt}{n}"  # dy/dx, d2y/dx2
-    session.replace_warnings(fp_messages)
+    # warnings about the stand-in points' values would be about nothing the user gave
+    session.replace_warnings([] if unbound else fp_messages)
     # the budget above counts the graphs built on the way; the one drawn counts too
     nodes = count_nodes(y)
     if nodes > PLOT_MAX_NODES:

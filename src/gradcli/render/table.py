@@ -41,10 +41,13 @@ def _colour_system() -> str:
 
 class TableRenderer:
     def __init__(self, file: IO[str], opts: RenderOptions, *, colour: bool,
-                 terminal: bool) -> None:
+                 terminal: bool, console: Console | None = None,
+                 table_box: box.Box | None = None) -> None:
+        """``console`` and ``table_box``: draw on that console (the REPL's) in
+        that style, rather than on a new one on ``file``."""
         self.opts = opts
         self.terminal = terminal
-        self.console = Console(
+        self.console = console or Console(
             file=file,
             color_system=_colour_system() if colour else None,
             no_color=not colour,
@@ -56,7 +59,7 @@ class TableRenderer:
             width=None if terminal else 10**9,
             safe_box=True,
         )
-        self.box = box.ROUNDED if terminal else box.ASCII
+        self.box = table_box or (box.ROUNDED if terminal else box.ASCII)
 
     def _num(self, value: Any) -> str:
         # a terminal shows large arrays summarised; a file gets every number

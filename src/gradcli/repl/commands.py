@@ -18,7 +18,6 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import GradcliError, LimitError, UsageError
 from ..render.errors import format_error
-from .display import Row
 
 if TYPE_CHECKING:
     from ..results import Result
@@ -30,8 +29,9 @@ COMMANDS: dict[str, tuple[str, str]] = {
     ":help": (":help [NAME]", "the language, commands and built-ins; :help sin for one"),
     ":vars": (":vars", "variables and their values"),
     ":funcs": (":funcs", "defined functions"),
-    ":d": (":d [N] EXPR", "derivatives of orders 0..N (default 1) at the variable's value"),
-    ":check": (":check EXPR", "backprop against central differences (orders 1, 2)"),
+    ":d": (":d [N] EXPR [wrt X]",
+           "derivatives of orders 0..N (default 1) by X (the only variable) at its value"),
+    ":check": (":check EXPR [wrt X]", "autodiff against numerical estimates (orders 1, 2)"),
     ":plot": (":plot [N] EXPR FILE", "graph of EXPR (or its N-th derivative): .png .svg .pdf .dot"),
     ":clear": (":clear [NAME...]", "forget every variable and function, or the ones named"),
     ":quit": (":quit", "leave (Ctrl-D on an empty line too)"),
@@ -48,11 +48,25 @@ KEYS = [
 ]
 # those whose usage is their bare name
 _NO_ARGUMENTS = {name for name, (usage, _) in COMMANDS.items() if usage == name}
-_QUOTED_FILE = re.compile(r"""(?:^|\s)(["'])(.*)\1\s*$""")  # the language has no strings
 # the optional N of :d and :plot, and what was meant as one: -1, 1.5, 1e3
 _NUMBER_TEXT = r"-?[\d.]+(?:[eE][+-]?\d+)?"
 _ORDER = re.compile(rf"({_NUMBER_TEXT})\s+(?=\S)")
 _NUMBER = re.compile(_NUMBER_TEXT)
+_WRT = re.compile(r"\s+wrt\s+(\S+)\s*$")  # `:d g(a, b) wrt b`
+
+
+def _split_wrt(args: str, first_line: int, offset: int) -> tuple[str, str | None]:
+    """``"g(a, b) wrt b"`` -> ("g(a, b)", "b"); a variable that is not a name is an
+    error under it."""
+    from ..lang.names import is_name  # noqa: PLC0415
+
+    m = _WRT.search(args)
+    if m is None:
+        return args, None
+    if not is_name(m.group(1)):
+        raise UsageError(f"wrt takes a variable name, not '{m.group(1)}'").at(
+            first_line, offset + 1 + m.start(1))
+    return args[:m.start()], m.group(1)
 
 
 class Shell:
@@ -185,13 +199,14 @@ class Shell:
     def cmd_funcs(self, args: str, text: str, first_line: int, offset: int) -> None:
         defs = sorted(self.session.functions.values(), key=lambda d: d.name)
         if defs:
-            self.display.functions([(d.signature, body_of(d.source)) for d in defs])
+            self.display.functions([(d.signature, one_line(body_of(d.source))) for d in defs])
         else:
             self.display.info("no functions yet; define one: f(x) = x**4 - 2*x**2")
 
     def cmd_d(self, args: str, text: str, first_line: int, offset: int) -> None:
         from ..session import EvalOptions  # noqa: PLC0415
 
+        args, wrt = _split_wrt(args, first_line, offset)
         order, expr, skip = _split_order(args, 1, first_line, offset)
         if not expr.strip() or not skip and _NUMBER.fullmatch(expr.strip()):
             # `:d 2` alone is an order without its expression far more often than
@@ -199,7 +214,7 @@ class Shell:
             raise UsageError("usage: :d [N] EXPR, as in :d 2 sin(x)")
         _expressions_only(expr, ":d")
         session = self.session
-        results = session.run(expr, EvalOptions(order=order), first_line)
+        results = session.run(expr, EvalOptions(order=order, wrt=wrt), first_line)
         for r in results:
             if r.error is None and r.kind == "value" and r.derivatives is not None:
                 # a constant has no variable, and derivatives of 0, as in gradcli eval
@@ -212,17 +227,16 @@ class Shell:
     def cmd_check(self, args: str, text: str, first_line: int, offset: int) -> None:
         from ..session import EvalOptions  # noqa: PLC0415
 
+        args, wrt = _split_wrt(args, first_line, offset)
         if not args.strip():
-            raise UsageError("usage: :check EXPR, as in :check sin(x)**2")
+            raise UsageError("usage: :check EXPR [wrt X], as in :check sin(x)**2")
         _expressions_only(args, ":check")
-        results = self.session.run(args, EvalOptions(check=True), first_line)
+        results = self.session.run(args, EvalOptions(check=True, wrt=wrt), first_line)
         for r in results:
             if r.error is None and r.kind == "value" and r.check is not None:
-                rows = [Row(c.order, c.autodiff, c.numerical, c.abs_error, c.rel_error, c.ok)
-                        for c in r.check]
                 self._before(r)
-                if rows:
-                    self.display.check(r.input, r.wrt or "", rows)
+                if r.check:
+                    self.display.check(r)
                 else:
                     self.display.info("nothing to check: no derivative here has an estimate")
             else:
@@ -231,8 +245,7 @@ class Shell:
     def cmd_plot(self, args: str, text: str, first_line: int, offset: int) -> None:
         from ..render.graph import graph_format, write_graph  # noqa: PLC0415
 
-        quoted = _QUOTED_FILE.search(args)  # "my graph.png": a name with spaces
-        parts = [args[:quoted.start()], quoted.group(2)] if quoted else args.rsplit(None, 1)
+        parts = _split_file(args)
         # `:plot 1 sum(v^2)`: an order and an expression, the FILE left out (as
         # for :d, a number alone is not taken for the expression: `:plot 0 2 g.dot`)
         if len(parts) < 2 or not parts[0].strip() or not parts[1] \
@@ -304,6 +317,33 @@ def _split_order(args: str, default: int, first_line: int = 1,
     return int(value), args[m.end():], m.end()
 
 
+def _split_file(args: str) -> list[str]:
+    """``:plot``'s arguments as [spec, FILE]: the last word, or a quoted name with
+    spaces (``"my graph.png"``), read as a shell reads one word (the language
+    has no strings). A name with a control character, an unclosed quote, or
+    two names is an error that echoes none of it raw."""
+    text = args.rstrip()
+    if text[-1:] in ("'", '"'):
+        quote = text[-1]
+        start = text.rfind(quote, 0, len(text) - 1)
+        if start < 0 or (start and not text[start - 1].isspace()):
+            raise UsageError(f"the file name's closing {quote} has no opening one")
+        spec, file = text[:start], text[start + 1:-1]
+        if spec.rstrip()[-1:] in ("'", '"'):
+            raise UsageError("give one FILE; quote a name with spaces, as in \"my graph.png\"")
+    else:
+        parts = text.rsplit(None, 1)
+        if len(parts) < 2:
+            return parts
+        spec, file = parts
+        if "'" in file or '"' in file:
+            raise UsageError("a quote in the file name is never closed")
+    bad = [c for c in file if ord(c) < 32 or ord(c) == 127]
+    if bad:
+        raise UsageError(f"the file name holds a control character ({ascii(bad[0])[1:-1]})")
+    return [spec, file]
+
+
 def _expressions_only(text: str, command: str) -> None:
     """A UsageError when ``text`` assigns or defines: a command that shows an
     expression's derivatives must not rebind anything on the way."""
@@ -324,6 +364,13 @@ def _value_of(session: Session, name: str) -> Any:
         if n == name:
             return v
     return None
+
+
+def one_line(text: str) -> str:
+    """A definition written over several lines, on one: comments dropped, and
+    each line break with the indentation around it a single space."""
+    return " ".join(" ".join(line.split("#", 1)[0].split()) for line in text.split("\n")
+                    ).replace("( ", "(").replace("[ ", "[").strip()
 
 
 def body_of(source: str) -> str:

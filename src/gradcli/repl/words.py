@@ -2,8 +2,8 @@
 
 REPL_WORDS: dict[str, str] = {
     "value": "assign one first: {name} = ...",
-    "wrt": "differentiate by one through a function of it (f(t) = ..., then f(x)), "
-           "or use diff(expr, x, n)",
+    "wrt": "name one after the expression (:d EXPR wrt x), differentiate by one "
+           "through a function of it (f(t) = ..., then f(x)), or use diff(expr, x, n)",
     "wrt_named": "--wrt {name}: ",
     "method_paren": " (--method taylor)",
     "method_use": ": use --method taylor",
