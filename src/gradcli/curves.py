@@ -278,7 +278,7 @@ def session_evaluator(session: Session) -> Evaluate:
             what = f"'{last.input}' is not an expression" if last is not None else "nothing"
             raise UsageError(f"curve draws an expression; {what}")
         ds = [last.value, *(last.derivatives or [])]
-        if len(ds) > 1 and np.ndim(ds[0]) == 0 and any(np.ndim(d) for d in ds[1:]):
+        if np.ndim(ds[0]) == 0 and any(np.ndim(d) and np.any(d != 0) for d in ds[1:]):
             raise UsageError(f"{text} is one number for all of {var} (as sum({var}) is); "
                              f"a curve draws an expression elementwise in {var}")
         warnings = [w for res in results for w in res.warnings]
