@@ -28,8 +28,9 @@ COLOURS = ("blue", "red", "green", "yellow", "magenta", "cyan")
 FALLBACK = (80, 24)
 CHROME_ROWS = 6
 """Rows that are not plot: title, two borders, x labels, legend, the prompt after."""
-CHROME_COLUMNS = 12
-"""Columns that are not plot: two borders and the y labels."""
+CHROME_COLUMNS = 2
+"""Columns that are not plot: the two borders (uniplot narrows the plot for the
+y labels to keep within ``line_length_hard_cap``)."""
 
 
 def terminal_size(stream: TextIO | None = None) -> tuple[int, int]:
@@ -71,17 +72,22 @@ def render_terminal(data: Curves, columns: int = 80, rows: int = 24,
         color=[COLOURS[i % len(COLOURS)] for i in range(len(ys))] if colour else False,
         legend_labels=names, title=data.title, x_min=data.a, x_max=data.b,
         y_min=lo, y_max=hi, line_length_hard_cap=columns,
+        x_gridlines=[0.0] if data.a < 0 < data.b else [],  # none over a border
+        y_gridlines=[0.0] if lo < 0 < hi else [],
     )
     lines = text.rstrip("\n").split("\n")
     if data.clipped:
-        lines.append(_clip_line(data))
+        lines.append(_clip_line(data, columns))
     return "\n".join(lines) + "\n"
 
 
-def _clip_line(data: Curves) -> str:
+def _clip_line(data: Curves, columns: int) -> str:
     from .curve import clip_note  # noqa: PLC0415
 
-    return "  " + clip_note(data)
+    note = "  " + clip_note(data)
+    if len(note) > columns:
+        note = note.split(":")[0]  # without the reason
+    return note[:columns]
 
 
 def _env_int(name: str) -> int:
