@@ -90,3 +90,16 @@ def test_over_takes_two_ends():
         with pytest.raises(UsageError) as info:
             over_range("x", text, number)
         assert words in info.value.message
+
+
+def test_session_number_sees_the_sessions_names_and_binds_nothing():
+    from gradcli.curves import session_number
+
+    s = Session()
+    s.run("a = 3; f(t) = 2t")
+    number = session_number(s)
+    assert over_range("x", "-a:f(a)", number) == (-3.0, 6.0)
+    np.testing.assert_array_equal(at_range("x", "0:a:1", number), [0, 1, 2, 3])
+    assert set(s.values) == {"a"} and s.at == {}
+    with pytest.raises(UsageError):
+        number("[1, 2]")

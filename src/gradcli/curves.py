@@ -287,5 +287,26 @@ def session_evaluator(session: Session) -> Evaluate:
     return evaluate
 
 
+def session_number(session: Session) -> Callable[[str], float]:
+    """A callback for lang.ranges: the text evaluated in ``session`` (its
+    bindings and functions apply) as one real number; nothing is bound.
+    Raises the evaluator's errors (columns relative to the text), and a
+    UsageError for an array or a non-finite value."""
+
+    def number(text: str) -> float:
+        name = "_range_end"
+        try:
+            value = np.asarray(session.bind_at(name, text))
+        finally:
+            session.values.pop(name, None)
+            session.at.pop(name, None)
+        if value.size != 1 or value.dtype.kind not in "fiub":
+            raise UsageError(f"a range's end or step must be one number; {text} is not")
+        return float(value.reshape(-1)[0])
+
+    return number
+
+
 __all__ = ["DEFAULT_POINTS", "Curve", "Curves", "Evaluate", "cut_gaps",
-           "decimate", "label", "robust_range", "sample_curves", "session_evaluator"]
+           "decimate", "label", "robust_range", "sample_curves", "session_evaluator",
+           "session_number"]
