@@ -84,3 +84,11 @@ def test_gaps_stay_gaps_in_the_terminal():
     left = [row[: len(row) // 3 - 1] for row in plot]  # x from -1 to about 0
     assert not any(0x2801 <= ord(ch) <= 0x28FF for row in left for ch in row)
     assert np.isnan(data.curves[0].y[0])
+
+
+@pytest.mark.parametrize(("text", "unit"), [("1e300*x", "1e300"), ("1e-300*x", "1e-300")])
+def test_huge_and_tiny_values_are_drawn_in_units_of_a_power_of_ten(text, unit):
+    data = data_of([text], -1, 1)
+    lines = render_terminal(data, 80, 24, colour=False).splitlines()
+    assert lines[0].strip() == f"f(x) = {text}   (y in units of {unit})"
+    assert sum(1 for line in lines for ch in line if 0x2801 <= ord(ch) <= 0x28FF) > 40

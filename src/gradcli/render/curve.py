@@ -57,8 +57,9 @@ def y_limits(data: Curves) -> tuple[float, float]:
     if data.y_range is None:
         return -1.0, 1.0
     lo, hi = data.y_range
-    pad = 0.05 * (hi - lo) if hi > lo else max(abs(lo) * 0.1, 1.0)
-    return lo - pad, hi + pad
+    pad = 0.05 * hi - 0.05 * lo if hi > lo else max(abs(lo) * 0.1, 1.0)  # no overflow
+    big = float(np.finfo(np.float64).max) / 4
+    return max(lo - pad, -big), min(hi + pad, big)
 
 
 def lines(data: Curves, columns: int = COLUMNS) -> list[tuple[np.ndarray, np.ndarray, str, str]]:
