@@ -344,7 +344,7 @@ def test_completion_offers_built_ins_with_descriptions_names_and_commands() -> N
     assert "diff" in completions("di", loader) and "pi" in completions("p", loader)
     assert set(completions(":", loader)) >= {":help", ":vars", ":funcs", ":d", ":check",
                                              ":plot", ":clear", ":quit"}
-    assert set(completions(":c", loader)) == {":check", ":clear"}
+    assert set(completions(":c", loader)) == {":check", ":clear", ":curve"}
 
 
 def test_lexer_classifies_numbers_names_functions_and_operators() -> None:

@@ -61,3 +61,24 @@ def test_a_graph_needs_no_values_unless_it_shows_them(tmp_path) -> None:
     shown = subprocess.run([PYTHON, "-m", "gradcli", "plot", "x^2", "--verbose", "-o", "v.dot"],
                            capture_output=True, text=True, cwd=tmp_path, timeout=60)
     assert shown.returncode == 1 and "unknown name 'x'; it has no value" in shown.stderr
+
+
+def test_curve_draws_with_the_sessions_functions_in_the_terminal(tmp_path) -> None:
+    from gradcli.curves import DEFAULT_POINTS, sample_curves, session_evaluator
+    from gradcli.render.termplot import render_terminal
+
+    done = _repl("f(t) = t^3 - t\nx = 7\n:curve f(x) 0 3 2\nx\n:curve x^2 + 1\n"
+                 ":curve nosuch(x) 0 1\n:curve sin(x) 1 0\n", tmp_path)
+    session = Session()
+    session.run("f(t) = t^3 - t")
+    want = render_terminal(sample_curves(session_evaluator(session), ["f(x)"], "x", 0.0, 3.0,
+                                         DEFAULT_POINTS, 2), 80, 24, colour=False)
+    out = done.stdout
+    assert out.startswith(want)
+    after = out[len(want):].splitlines()
+    assert after[0] == "7"  # the variable's binding is as it was
+    assert "f(x) = x^2 + 1" in after[1]  # `+ 1` is the expression's, not a range
+    assert "⣿⣿ f'" in want and "⣿⣿ f''" in want
+    errors = done.stderr.splitlines()
+    assert errors[0].startswith("error: unknown function 'nosuch'")
+    assert any("is empty" in e for e in errors)

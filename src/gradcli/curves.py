@@ -253,23 +253,15 @@ def session_evaluator(session: Session) -> Evaluate:
     the variable: the session's bindings and defined functions apply, and its
     method (Taylor mode, one pass for every order). The variable's binding and
     ``ans`` are restored afterwards; definitions made in the text stay."""
-    from .session import DTYPES, EvalOptions  # noqa: PLC0415
+    from .session import EvalOptions  # noqa: PLC0415
 
     def evaluate(text: str, var: str, grid: np.ndarray,
                  order: int) -> tuple[list[np.ndarray], list[str]]:
         from .lang.evaluate import MAX_ORDER  # noqa: PLC0415
 
         order = min(order, MAX_ORDER)
-        saved = {k: session.values[k] for k in (var, "ans") if k in session.values}
-        no_ans = session.no_ans
-        session.values[var] = session.xp.asarray(grid, dtype=DTYPES[session.dtype])
-        try:
+        with session.scratch(var, grid):
             results = session.run(text, EvalOptions(order=order, wrt=var))
-        finally:
-            for k in (var, "ans"):
-                session.values.pop(k, None)
-            session.values.update(saved)
-            session.no_ans = no_ans
         for res in results:
             if res.error is not None:
                 raise res.error

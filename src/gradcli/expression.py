@@ -17,9 +17,10 @@ from .core import backend
 from .core.derivatives import grad as core_grad
 from .core.graph import Constant, Variable
 from .core.method import blockwise, sample
-from .errors import GradcliError, LimitError, UnknownNameError, UsageError
+from .errors import GradcliError, LimitError, ReservedNameError, UnknownNameError, UsageError
 from .lang.ast import free_names
-from .lang.evaluate import CONSTANTS, MAX_ORDER, SPECIAL_FORMS, Evaluator
+from .lang.evaluate import CONSTANT_ALIASES, CONSTANTS, MAX_ORDER, SPECIAL_FORMS, Evaluator
+from .lang.names import power_meant
 from .record import Record
 from .results import Result
 
@@ -128,6 +129,39 @@ def _differentiated(session: Session, node: Any, options: EvalOptions) -> bool:
     if options.wrt is not None and not options.grad:
         return options.wrt in reads
     return bool(_variable_names(session, reads))
+
+
+def check_bindable(name: str, node: Any) -> None:
+    """A ReservedNameError where an assignment or definition would bind ``name``
+    badly: a built-in, or a typeset power (x² = 3)."""
+    if is_builtin(name):
+        raise ReservedNameError(
+            f"'{name}' is a built-in function; choose another name"
+        ).at(node.line or None, node.column or None)
+    meant = power_meant(name, CONSTANT_ALIASES)
+    if meant:  # x² = 3 made a name no --at or --wrt could take
+        raise ReservedNameError(
+            f"'{name}' reads as a power, not a name: write {meant}"
+        ).at(node.line or None, node.column or None)
+
+
+def gradient_statement(session: Session, node: Any) -> dict[str, np.ndarray]:
+    """``grad(expr[, x, y...])`` as a statement: its partial derivatives; ans is the
+    gradient (or none, where the partials differ in shape)."""
+    body_names = variables_of(session, node.args[0]) if node.args else []
+    y, leaves = Evaluator(session, keep_graph=True).gradient(node, body_names)
+    gs = [g.data for g in core_grad(y, list(leaves.values()))] if leaves else []
+    # ans is what was printed: the partial derivative, or the gradient vector
+    # of several of one shape (of different shapes there is no one value)
+    session.no_ans = None
+    if len(gs) == 1:
+        session.values["ans"] = gs[0]
+    elif len({g.shape for g in gs}) == 1:
+        session.values["ans"] = session.xp.stack(gs)
+    else:  # a stale ans would be read as this result
+        session.values.pop("ans", None)
+        session.no_ans = "the last result is a gradient whose partial derivatives differ in shape"
+    return {n: host(g) for n, g in zip(leaves, gs)}
 
 
 def _not_differentiated(session: Session, node: Any, options: EvalOptions) -> frozenset[str]:

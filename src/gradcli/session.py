@@ -18,7 +18,6 @@ import numpy as np
 
 from . import shadow
 from .core import backend
-from .core.derivatives import grad as core_grad
 from .core.fpe import capture_fp_errors
 from .core.graph import Constant, Variable
 from .core.method import METHODS, Derivatives, Note
@@ -26,15 +25,21 @@ from .errors import (
     GradcliError,
     LimitError,
     MathError,
-    ReservedNameError,
     UnknownNameError,
     UsageError,
     worded,
 )
-from .expression import EvalOptions, evaluate_expression, is_builtin, order_limit, variables_of
+from .expression import (
+    EvalOptions,
+    check_bindable,
+    evaluate_expression,
+    gradient_statement,
+    is_builtin,
+    order_limit,
+)
 from .lang import ast
-from .lang.evaluate import CONSTANT_ALIASES, CONSTANTS, Definition, Evaluator
-from .lang.names import is_name, power_meant
+from .lang.evaluate import CONSTANTS, Definition, Evaluator
+from .lang.names import is_name
 from .lang.parser import BadStatement, Statement, parse, parse_each
 from .results import Result
 
@@ -182,7 +187,7 @@ class Session:
     def _execute(self, st: Statement, options: EvalOptions, res: Result) -> None:
         node = st.node
         if isinstance(node, ast.Assign):
-            self._check_bindable(node.name, node)
+            check_bindable(node.name, node)
             value = Evaluator(self).eval(node.value)
             self.values[node.name] = value.data
             res.kind, res.name, res.value = "assign", node.name, shadow.host(value.data)
@@ -190,12 +195,12 @@ class Session:
                 self.at[node.name] = res.value
             return
         if isinstance(node, ast.Define):
-            self._check_bindable(node.name, node)
+            check_bindable(node.name, node)
             self.functions[node.name] = Definition(node.name, node.params, node.body, st.source)
             res.kind, res.name = "define", f"{node.name}({', '.join(node.params)})"
             return
         if isinstance(node, ast.Call) and node.func == "grad":
-            res.kind, res.value = "grad", self._gradient(node)
+            res.kind, res.value = "grad", gradient_statement(self, node)
             asked = [flag for flag, on in (
                 ("order", options.order), ("series", options.series is not None),
                 ("check", options.check), ("grad", options.grad)) if on]
@@ -206,33 +211,6 @@ class Session:
                     f"{slots} did not apply to it", "", self.words))
             return
         evaluate_expression(self, node, options, res)
-
-    def _check_bindable(self, name: str, node: Any) -> None:
-        if is_builtin(name):
-            raise ReservedNameError(
-                f"'{name}' is a built-in function; choose another name"
-            ).at(node.line or None, node.column or None)
-        meant = power_meant(name, CONSTANT_ALIASES)
-        if meant:  # x² = 3 made a name no --at or --wrt could take
-            raise ReservedNameError(
-                f"'{name}' reads as a power, not a name: write {meant}"
-            ).at(node.line or None, node.column or None)
-
-    def _gradient(self, node: ast.Call) -> dict[str, np.ndarray]:
-        body_names = variables_of(self, node.args[0]) if node.args else []
-        y, leaves = Evaluator(self, keep_graph=True).gradient(node, body_names)
-        gs = [g.data for g in core_grad(y, list(leaves.values()))] if leaves else []
-        # ans is what was printed: the partial derivative, or the gradient vector
-        # of several of one shape (of different shapes there is no one value)
-        self.no_ans = None
-        if len(gs) == 1:
-            self.values["ans"] = gs[0]
-        elif len({g.shape for g in gs}) == 1:
-            self.values["ans"] = self.xp.stack(gs)
-        else:  # a stale ans would be read as this result
-            self.values.pop("ans", None)
-            self.no_ans = "the last result is a gradient whose partial derivatives differ in shape"
-        return {n: shadow.host(g) for n, g in zip(leaves, gs)}
 
     # --- --at and the REPL's views ----------------------------------------------------
 
@@ -261,6 +239,27 @@ class Session:
         self.values[name] = value.data
         self.at[name] = shadow.host(value.data)
         return self.at[name]
+
+    def bind_value(self, name: str, value: Any) -> np.ndarray:
+        """Bind an array made outside the language (a --at range) as bind_at binds."""
+        self.values[name] = self.xp.asarray(value, dtype=self.dtype_type)
+        self.at[name] = shadow.host(self.values[name])
+        return self.at[name]
+
+    @contextlib.contextmanager
+    def scratch(self, name: str, value: Any) -> Iterator[None]:
+        """``name`` bound to ``value`` while the block runs (a curve's grid); it,
+        ``ans`` and why ans has no value are as they were after."""
+        saved = {k: self.values[k] for k in (name, "ans") if k in self.values}
+        no_ans = self.no_ans
+        self.values[name] = self.xp.asarray(value, dtype=self.dtype_type)
+        try:
+            yield
+        finally:
+            for k in (name, "ans"):
+                self.values.pop(k, None)
+            self.values.update(saved)
+            self.no_ans = no_ans
 
     def clear(self) -> None:
         self.values.clear()

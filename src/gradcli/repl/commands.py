@@ -33,6 +33,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
            "derivatives of orders 0..N (default 1) by X (the only variable) at its value"),
     ":check": (":check EXPR [wrt X]", "autodiff against numerical estimates (orders 1, 2)"),
     ":plot": (":plot [N] EXPR FILE", "graph of EXPR (or its N-th derivative): .png .svg .pdf .dot"),
+    ":curve": (":curve EXPR [A B] [N]",
+               "EXPR and its derivatives 1..N over A..B (default -5 5), drawn here"),
     ":clear": (":clear [NAME...]", "forget every variable and function, or the ones named"),
     ":quit": (":quit", "leave (Ctrl-D on an empty line too)"),
 }
@@ -276,6 +278,30 @@ class Shell:
             else:
                 self.display.info(line)
 
+    def cmd_curve(self, args: str, text: str, first_line: int, offset: int) -> None:
+        from ..curves import DEFAULT_POINTS, sample_curves, session_evaluator, session_number
+        from ..expression import default_wrt
+        from ..lang.parser import parse
+        from ..lang.ranges import over_range
+
+        expr, ends, order = _split_curve(args, first_line, offset)
+        if not expr.strip():
+            raise UsageError("usage: :curve EXPR [A B] [N], as in :curve sin(x) 0 2pi 1")
+        _expressions_only(expr, ":curve")
+        session = self.session
+        try:
+            statements = parse(expr)
+            var = (default_wrt(session, statements[-1].node) if statements else None) or "x"
+            a, b = over_range(var, ":".join(ends), session_number(session))
+            data = sample_curves(session_evaluator(session), [expr.strip()], var, a, b,
+                                 DEFAULT_POINTS, order)
+        except GradcliError as err:
+            self.show_error(err, text, first_line, offset)
+            return
+        for w in data.notes:
+            self._warn(w, first_line)
+        self.display.curve(data)
+
     def cmd_clear(self, args: str, text: str, first_line: int, offset: int) -> None:
         names = args.replace(",", " ").split()
         if not names:
@@ -315,6 +341,35 @@ def _split_order(args: str, default: int, first_line: int = 1,
     except LimitError as err:
         raise err.at(first_line, offset + 1) from None
     return int(value), args[m.end():], m.end()
+
+
+_CURVE_NUMBER = re.compile(r"[-+]?(?:(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?(?:pi|π)?|pi|π|e)")
+
+
+def _split_curve(args: str, first_line: int, offset: int) -> tuple[str, list[str], int]:
+    """``:curve``'s arguments: the expression, then up to three numbers (A B, N,
+    or A B N) after a space; numbers that an operator before them ties to the
+    expression (``x^2 + 1``) are its own."""
+    words = args.split()
+    numbers = 0
+    while numbers < min(3, len(words) - 1) and _CURVE_NUMBER.fullmatch(words[-1 - numbers]):
+        numbers += 1
+    while numbers:
+        cut = len(args)
+        for _ in range(numbers):
+            cut = args.rstrip()[:cut].rstrip().rfind(" ", 0, cut)
+        head = args[:cut].rstrip()
+        if head and head[-1] not in "+-*/^@,([=":
+            break
+        numbers -= 1
+    tail = words[len(words) - numbers:] if numbers else []
+    expr = " ".join(words[: len(words) - numbers]) if numbers else args
+    ends, order = ["-5", "5"], 0
+    if len(tail) in (2, 3):
+        ends = tail[:2]
+    if len(tail) in (1, 3):
+        order, _, _ = _split_order(tail[-1] + " .", 0, first_line, offset)
+    return expr, ends, order
 
 
 def _split_file(args: str) -> list[str]:

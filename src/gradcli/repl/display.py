@@ -17,6 +17,7 @@ from typing import IO, TYPE_CHECKING, Any
 from ..pipes import write_whole
 
 if TYPE_CHECKING:
+    from ..curves import Curves
     from ..results import Result
 
 
@@ -103,6 +104,11 @@ class PlainDisplay:
 
         for entry in res.check or ():  # lines as gradcli eval prints them
             self._print(check_line(entry))
+
+    def curve(self, data: Curves) -> None:
+        from ..render.termplot import FALLBACK, render_terminal  # noqa: PLC0415
+
+        self._print(render_terminal(data, *FALLBACK, colour=False).rstrip("\n"))
 
     def variables(self, items: Sequence[tuple[str, Any]]) -> None:
         for name, v in items:
@@ -198,6 +204,19 @@ class RichDisplay:
         console = self.console
         TableRenderer(console.file, RenderOptions(), colour=console.color_system is not None,
                       terminal=True, console=console, table_box=box.HEAVY_HEAD).render(res)
+
+    def curve(self, data: Curves) -> None:
+        """The curves in braille, as wide and high as the terminal; coloured
+        unless the console is not (NO_COLOR, TERM=dumb)."""
+        from rich.text import Text  # noqa: PLC0415
+
+        from ..render.termplot import FALLBACK, render_terminal  # noqa: PLC0415
+
+        console = self.console
+        size = console.size
+        columns, rows = (size.width, size.height) if size.width and size.height else FALLBACK
+        plot = render_terminal(data, columns, rows, colour=console.color_system is not None)
+        console.print(Text.from_ansi(plot.rstrip("\n")), soft_wrap=True)
 
     def variables(self, items: Sequence[tuple[str, Any]]) -> None:
         table = self._table("name", "value", "shape")
