@@ -105,3 +105,28 @@ def _max(a: np.ndarray) -> float:
     if np.isnan(a).any():
         return math.nan
     return float(np.max(a))
+
+
+def check_gradient(session: Session, node: Any, leaves: dict[str, Variable],
+                   gradient: dict[str, np.ndarray]) -> list[CheckEntry]:
+    """Each partial derivative of ``gradient`` against its estimate: one entry a
+    variable (order 1), the others held at their values."""
+    out = []
+    for name, leaf in leaves.items():
+        f = value_function(session, node, name)
+        a = _host(leaf.data).astype(np.float64)
+        auto = np.asarray(gradient[name], dtype=np.float64)
+        if a.size > MAX_CHECK_ELEMENTS:
+            continue
+        with np.errstate(all="ignore"):  # a step out of the domain is the check's doing
+            if a.ndim == 0:
+                est = np.asarray(np.sum(central_difference(f, a, 1, session.dtype_type)))
+            else:
+                est = numerical_gradient(f, a, session.dtype_type)
+        err = np.abs(auto - est)
+        with np.errstate(all="ignore"):
+            rel = np.where(err == 0, 0.0, err / np.abs(auto))
+        passed = within_tolerance(auto, est, RTOL, ATOL)
+        out.append(CheckEntry(order=1, autodiff=auto, numerical=est, abs_error=_max(err),
+                              rel_error=_max(rel), ok=bool(np.all(passed)), variable=name))
+    return out

@@ -39,7 +39,8 @@ class EvalOptions(Record, mutable=True):
 
     @property
     def wants_derivatives(self) -> bool:
-        return self.order > 0 or self.check or self.series is not None
+        """Derivatives by one variable: --check with --grad checks the gradient."""
+        return self.order > 0 or (self.check and not self.grad) or self.series is not None
 
 
 def order_limit(what: str, n: int) -> None:
@@ -56,7 +57,7 @@ def evaluate_expression(session: Session, node: Any, options: EvalOptions, res: 
     x = ds = None
     order_limit("order", options.order)
     order_limit("series order", options.series or 0)
-    top = max(options.order, options.series or 0, 2 if options.check else 0)
+    top = max(options.order, options.series or 0, 2 if options.check and not options.grad else 0)
     engine = session.engine
     leaves = {}
     over_blocks = _over_blocks(session, node, options, top)
@@ -98,7 +99,7 @@ def evaluate_expression(session: Session, node: Any, options: EvalOptions, res: 
             if cs is None:
                 ds = engine.orders(y, x, top)
             else:  # the derivatives printed only: k! c_k of the others may overflow
-                shown = max(options.order, 2 if options.check else 0)
+                shown = max(options.order, 2 if options.check and not options.grad else 0)
                 ds = engine.orders(y, x, shown) if shown else [y.data]
         engine.warn_if_cancelling(y, x, top, (cs or ds)[top])
         if options.order:
@@ -107,13 +108,17 @@ def evaluate_expression(session: Session, node: Any, options: EvalOptions, res: 
             _check_series_shape(y, x, res.wrt)
             res.series = [host(c) for c in cs[: options.series + 1]] if cs else \
                 [host(ds[k]) / _factorial(k) for k in range(options.series + 1)]
-        if options.check:
+        if options.check and not options.grad:
             res.check = check_derivatives(session, node, x.name or options.wrt or "", x, y, ds)
     if options.grad:
         for leaf in leaves.values():
             engine.warn_if_summed(y, leaf)
         gs = core_grad(y, list(leaves.values())) if leaves else []
         res.gradient = {n: host(g.data) for n, g in zip(leaves, gs)}
+        if options.check:
+            from .checking import check_gradient  # noqa: PLC0415
+
+            res.check = check_gradient(session, node, leaves, res.gradient)
     # last: --check evaluates the expression again, and its ans is the one before
     session.values["ans"] = y.data
     session.no_ans = None
@@ -239,7 +244,7 @@ def _constant_derivatives(y: Variable, options: EvalOptions, res: Result) -> Non
         res.derivatives = [zero] * options.order
     if options.series is not None:
         res.series = [host(y.data)] + [zero] * options.series
-    if options.check:
+    if options.check and not options.grad:
         res.check = []
 
 

@@ -23,9 +23,12 @@ class CheckEntry(Record, mutable=True):
     abs_error: float
     rel_error: float
     ok: bool
+    variable: str | None = None  # --grad --check: the partial derivative's variable
 
     def to_dict(self) -> dict[str, Any]:
+        head = {} if self.variable is None else {"variable": self.variable}
         return {
+            **head,
             "order": self.order,
             "autodiff": to_plain(self.autodiff),
             "numerical": to_plain(self.numerical),

@@ -76,13 +76,22 @@ def row(res: Result, opts: RenderOptions, columns: list[str] | None = None) -> l
             cells["gradient"] = _mapping(res.gradient)
         for k, c in enumerate(res.series or ()):
             cells[f"c{k}"] = format_value(c)
+        partials = [e for e in res.check or () if e.variable is not None]
         for entry in res.check or ():
+            if entry.variable is not None:
+                continue
             prefix = f"check{entry.order}_"
             cells[prefix + "autodiff"] = format_value(entry.autodiff)
             cells[prefix + "numerical"] = format_value(entry.numerical)
             cells[prefix + "abs_error"] = format_value(entry.abs_error)
             cells[prefix + "rel_error"] = format_value(entry.rel_error)
             cells[prefix + "ok"] = "true" if entry.ok else "false"
+        if partials:  # --grad --check: each check1 cell maps the variables, as gradient does
+            for field in CHECK_FIELDS:
+                cells["check1_" + field] = "; ".join(
+                    f"{e.variable}: " + (("true" if e.ok else "false") if field == "ok"
+                                         else format_value(getattr(e, field)))
+                    for e in partials)
     return [cells.get(col, "") for col in columns or header(opts)]
 
 

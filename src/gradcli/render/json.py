@@ -82,7 +82,8 @@ def render_json_rows(res: Result, sweep: Sequence[str]) -> str:
         if res.gradient is not None:
             out["gradient"] = {k: g[i] for k, g in grads.items()}
         if res.check is not None:
-            out["check"] = [{"order": c.order, "autodiff": a[i], "numerical": n[i],
+            out["check"] = [{**({} if c.variable is None else {"variable": c.variable}),
+                             "order": c.order, "autodiff": a[i], "numerical": n[i],
                              "abs_error": c.abs_error, "rel_error": c.rel_error, "ok": c.ok}
                             for c, a, n in checks]
         if res.series is not None:

@@ -96,8 +96,9 @@ def series_text(coefficients: list[Any], var: str, point: Any,
 
 def check_line(entry: CheckEntry, digits: int | None = None) -> str:
     verdict = "pass" if entry.ok else "FAIL"
+    what = f"order {entry.order}" if entry.variable is None else f"d/d{entry.variable}"
     return (
-        f"check order {entry.order}: autodiff {format_value(entry.autodiff, digits)}"
+        f"check {what}: autodiff {format_value(entry.autodiff, digits)}"
         f" numerical {format_value(entry.numerical, digits)}"
         f" abs_error {format_number(entry.abs_error, digits)}"
         f" rel_error {format_number(entry.rel_error, digits)} {verdict}"

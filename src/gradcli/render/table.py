@@ -28,7 +28,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from ..results import Result
+from ..results import CheckEntry, Result
 from .numbers import format_number, format_summary, format_value
 from .plain import RenderOptions, series_text
 
@@ -115,20 +115,22 @@ class TableRenderer:
         if res.kind == "grad":
             self._gradient(res.input, res.value)
             return
-        if not (res.derivatives or res.check or res.series is not None):
+        checks = [c for c in res.check or () if c.variable is None]
+        if not (res.derivatives or checks or res.series is not None):
             line = Text(f"{res.input} = ")
             line.append(self._num(res.value), style="bold")
             out.print(line)
         else:
             self._orders(res)
         if res.gradient is not None:
-            self._gradient(f"gradient of {res.input}", res.gradient)
+            partials = {c.variable: c for c in res.check or () if c.variable is not None}
+            self._gradient(f"gradient of {res.input}", res.gradient, partials)
         if res.series is not None:
             poly = series_text(res.series, res.wrt or "x", point, self.opts.digits)
             out.print(Text("series: ", style="bold") + Text(poly))
 
     def _orders(self, res: Result) -> None:
-        checks = {c.order: c for c in res.check or ()}
+        checks = {c.order: c for c in res.check or () if c.variable is None}
         columns = ["order", "value"]
         if checks:
             columns += ["numerical", "abs error", "rel error", "check"]
@@ -156,19 +158,28 @@ class TableRenderer:
                 if c is None:
                     row += ["", "", "", ""]
                 else:
-                    mark = Text("pass", style="green") if c.ok else Text("FAIL", style="bold red")
-                    row += [
-                        self._num(c.numerical),
-                        format_number(c.abs_error, self.opts.digits or 3),
-                        format_number(c.rel_error, self.opts.digits or 3),
-                        mark,
-                    ]
+                    row += self._check_cells(c)
             rows.append(row)
         self._show(title, columns, rows)
 
-    def _gradient(self, title: str, values: dict[str, Any]) -> None:
-        self._show(title, ["variable", "partial derivative"],
-                   [[f"d/d{name}", self._num(v)] for name, v in values.items()])
+    def _check_cells(self, c: CheckEntry) -> list[Any]:
+        mark = Text("pass", style="green") if c.ok else Text("FAIL", style="bold red")
+        return [self._num(c.numerical), format_number(c.abs_error, self.opts.digits or 3),
+                format_number(c.rel_error, self.opts.digits or 3), mark]
+
+    def _gradient(self, title: str, values: dict[str, Any],
+                  checks: dict[str | None, CheckEntry] | None = None) -> None:
+        columns = ["variable", "partial derivative"]
+        if checks:
+            columns += ["numerical", "abs error", "rel error", "check"]
+        rows = []
+        for name, v in values.items():
+            row: list[Any] = [f"d/d{name}", self._num(v)]
+            if checks:
+                c = checks.get(name)
+                row += self._check_cells(c) if c is not None else ["", "", "", ""]
+            rows.append(row)
+        self._show(title, columns, rows)
 
 
 def _unbroken_width(columns: list[str], rows: list[list[Any]]) -> int:
