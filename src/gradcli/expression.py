@@ -39,8 +39,7 @@ class EvalOptions(Record, mutable=True):
 
     @property
     def wants_derivatives(self) -> bool:
-        """Derivatives by one variable: --check with --grad checks the gradient."""
-        return self.order > 0 or (self.check and not self.grad) or self.series is not None
+        return self.order > 0 or self.check or self.series is not None
 
 
 def order_limit(what: str, n: int) -> None:
@@ -57,7 +56,10 @@ def evaluate_expression(session: Session, node: Any, options: EvalOptions, res: 
     x = ds = None
     order_limit("order", options.order)
     order_limit("series order", options.series or 0)
-    top = max(options.order, options.series or 0, 2 if options.check and not options.grad else 0)
+    gradient_check = _checks_the_gradient(session, node, options)
+    if gradient_check:  # the derivatives by one variable are not asked for, nor checked
+        options = EvalOptions(grad=True)
+    top = max(options.order, options.series or 0, 2 if options.check else 0)
     engine = session.engine
     leaves = {}
     over_blocks = _over_blocks(session, node, options, top)
@@ -99,7 +101,7 @@ def evaluate_expression(session: Session, node: Any, options: EvalOptions, res: 
             if cs is None:
                 ds = engine.orders(y, x, top)
             else:  # the derivatives printed only: k! c_k of the others may overflow
-                shown = max(options.order, 2 if options.check and not options.grad else 0)
+                shown = max(options.order, 2 if options.check else 0)
                 ds = engine.orders(y, x, shown) if shown else [y.data]
         engine.warn_if_cancelling(y, x, top, (cs or ds)[top])
         if options.order:
@@ -108,14 +110,14 @@ def evaluate_expression(session: Session, node: Any, options: EvalOptions, res: 
             _check_series_shape(y, x, res.wrt)
             res.series = [host(c) for c in cs[: options.series + 1]] if cs else \
                 [host(ds[k]) / _factorial(k) for k in range(options.series + 1)]
-        if options.check and not options.grad:
+        if options.check:
             res.check = check_derivatives(session, node, x.name or options.wrt or "", x, y, ds)
     if options.grad:
         for leaf in leaves.values():
             engine.warn_if_summed(y, leaf)
         gs = core_grad(y, list(leaves.values())) if leaves else []
         res.gradient = {n: host(g.data) for n, g in zip(leaves, gs)}
-        if options.check:
+        if gradient_check:
             from .checking import check_gradient  # noqa: PLC0415
 
             res.check = check_gradient(session, node, leaves, res.gradient)
@@ -238,13 +240,27 @@ def _over_blocks(session: Session, node: Any, options: EvalOptions,
     return Variable(ds[0]), Variable(values, name=wrt), ds
 
 
+def _checks_the_gradient(session: Session, node: Any, options: EvalOptions) -> bool:
+    """--grad --check of an expression of several variables, no --wrt, --order or
+    --series: each partial derivative is checked (of one variable, or by the
+    one chosen, orders 1 and 2 are checked as without --grad)."""
+    if not (options.grad and options.check) or options.wrt is not None or options.order \
+            or options.series is not None:
+        return False
+    try:
+        default_wrt(session, node)
+    except UsageError:
+        return True
+    return False
+
+
 def _constant_derivatives(y: Variable, options: EvalOptions, res: Result) -> None:
     zero = np.zeros_like(host(y.data))
     if options.order:
         res.derivatives = [zero] * options.order
     if options.series is not None:
         res.series = [host(y.data)] + [zero] * options.series
-    if options.check and not options.grad:
+    if options.check:
         res.check = []
 
 
