@@ -11,6 +11,7 @@ from __future__ import annotations
 from .diff import SIZE_LIMIT, FormulaTooLarge, derivatives, diff
 from .expr import PI, E, Expr, as_expr, free_names, from_float, num, substitute
 from .expr import Sym as _Sym
+from .from_ast import from_ast
 from .printing import latex, plain
 from .simplify import tidy
 
@@ -22,5 +23,5 @@ def sym(name: str) -> Expr:
 
 __all__ = [
     "E", "PI", "SIZE_LIMIT", "Expr", "FormulaTooLarge", "as_expr", "derivatives", "diff",
-    "free_names", "from_float", "latex", "num", "plain", "substitute", "sym", "tidy",
+    "free_names", "from_ast", "from_float", "latex", "num", "plain", "substitute", "sym", "tidy",
 ]

@@ -9,7 +9,7 @@ the registry differentiates as a formula with nothing more written.
 
 from __future__ import annotations
 
-from ..core.registry import REGISTRY
+from ..core.functions import REGISTRY  # (the module that fills the registry)
 from ..errors import LimitError, MathError
 from .expr import (
     ADD,
@@ -101,11 +101,10 @@ class _Differentiator:
         return mul(as_expr(entry.derivative(u, x)), du)
 
 
-def diff(x: Expr, var: str, order: int = 1) -> Expr:
-    """The ``order``-th derivative of ``x`` by the name ``var``, tidied."""
-    for _ in range(order):
-        x = tidy(_Differentiator(var).d(x))
-    return x
+def diff(x: Expr, var: str, order: int = 1, limit: int = SIZE_LIMIT) -> Expr:
+    """The ``order``-th derivative of ``x`` by the name ``var``, tidied;
+    FormulaTooLarge past ``limit`` characters."""
+    return derivatives(x, var, order, limit)[-1] if order else x
 
 
 def derivatives(x: Expr, var: str, order: int, limit: int = SIZE_LIMIT) -> list[Expr]:

@@ -71,7 +71,7 @@ def ordered_terms(x: Expr) -> list[tuple[Num, Expr | None]]:
     return out
 
 
-_FACTOR_RANK = {SYM: 0, CALL: 1, NUM: 2, MUL: 3, ADD: 4}
+_FACTOR_RANK = {NUM: 0, SYM: 1, CALL: 2, MUL: 3, ADD: 4}
 
 
 def product_parts(x: Expr) -> tuple[Num, list[tuple[Expr, Expr]], list[tuple[Expr, Expr]]]:
@@ -81,7 +81,12 @@ def product_parts(x: Expr) -> tuple[Num, list[tuple[Expr, Expr]], list[tuple[Exp
     bottom: list[tuple[Expr, Expr]] = []
     coeff = x.coeff if type(x) is Mul else Num(Fraction(1))  # type: ignore[attr-defined]
     factors = x.factors if type(x) is Mul else ((x, Num(Fraction(1))),)  # type: ignore[attr-defined]
-    for b, e in sorted(factors, key=lambda be: (_FACTOR_RANK[be[0].kind], -_degree(be[0]))):
+    def rank(be: tuple[Expr, Expr]) -> tuple[int, Fraction]:
+        b = be[0]
+        constant = b.kind == SYM and b.name in ("pi", "e")  # type: ignore[attr-defined]
+        return (-1 if constant else _FACTOR_RANK[b.kind], -_degree(b))
+
+    for b, e in sorted(factors, key=rank):
         if e.kind == NUM and e.value < 0:  # type: ignore[attr-defined]
             bottom.append((b, Num(-e.value, e.decimal)))  # type: ignore[attr-defined]
         else:
@@ -238,7 +243,7 @@ def _latex_power(b: Expr, e: Expr) -> str:
         if v == Fraction(1, 2):
             return rf"\sqrt{{{latex(b)}}}"
     base, prec = _latex(b)
-    if prec < _ATOM or b.kind == NUM:
+    if prec < _ATOM or (b.kind == NUM and b.value.denominator != 1):  # type: ignore[attr-defined]
         base = rf"\left({base}\right)"
     return f"{base}^{{{latex(e)}}}"
 
