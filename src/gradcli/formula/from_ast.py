@@ -148,7 +148,8 @@ class _Builder:
     def _diff(self, node: ast.Call) -> Expr:
         args = node.args
         if not 2 <= len(args) <= 4:
-            raise MathError(f"diff takes 2 to 4 arguments: diff(expr, x[, n[, a]]); got {len(args)}")
+            raise MathError("diff takes 2 to 4 arguments: diff(expr, x[, n[, a]]); "
+                            f"got {len(args)}")
         var = args[1]
         if not isinstance(var, ast.Name):
             raise MathError("diff: the second argument must be a variable name, as in diff(x^2, x)")
