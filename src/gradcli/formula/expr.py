@@ -45,8 +45,14 @@ class Expr:
         self.key = key
         self._hash = hash(key)
 
+    # Keys hold the child nodes themselves, whose hashes are cached: hashing
+    # and comparing a node costs its own size, not its whole tree's.
     def __eq__(self, other: object) -> bool:
-        return isinstance(other, Expr) and self.key == other.key
+        return self is other or (isinstance(other, Expr) and self._hash == other._hash
+                                 and self.key == other.key)
+
+    def __lt__(self, other: Expr) -> bool:
+        return self.key < other.key
 
     def __hash__(self) -> int:
         return self._hash
@@ -103,7 +109,7 @@ class Num(Expr):
     kind = NUM
 
     def __init__(self, value: Fraction, decimal: bool = False) -> None:
-        super().__init__((NUM, value, decimal))
+        super().__init__((NUM, value.numerator, value.denominator, decimal))
         self.value = value
         self.decimal = decimal
 
@@ -122,7 +128,7 @@ class Call(Expr):
     kind = CALL
 
     def __init__(self, name: str, arg: Expr) -> None:
-        super().__init__((CALL, name, arg.key))
+        super().__init__((CALL, name, arg))
         self.name = name
         self.arg = arg
 
@@ -132,7 +138,7 @@ class Mul(Expr):
     kind = MUL
 
     def __init__(self, coeff: Num, factors: tuple[tuple[Expr, Expr], ...]) -> None:
-        super().__init__((MUL, coeff.key, tuple((b.key, e.key) for b, e in factors)))
+        super().__init__((MUL, coeff, factors))
         self.coeff = coeff
         self.factors = factors
 
@@ -142,7 +148,7 @@ class Add(Expr):
     kind = ADD
 
     def __init__(self, const: Num, terms: tuple[tuple[Expr, Num], ...]) -> None:
-        super().__init__((ADD, const.key, tuple((t.key, c.key) for t, c in terms)))
+        super().__init__((ADD, const, terms))
         self.const = const
         self.terms = terms
 

@@ -23,6 +23,7 @@ from .printing import ordered_terms
 
 _MEMO: dict[Expr, Expr] = {}
 _COST: dict[Expr, int] = {}
+_SHORT: dict[Expr, Expr] = {}
 
 
 def cost(x: Expr) -> int:
@@ -124,16 +125,71 @@ def _product(coeff: Num, factors: tuple[tuple[Expr, Expr], ...]) -> Expr:
 
 
 def _shortest(x: Add, depth: int = 0) -> Expr:
+    got = _SHORT.get(x)
+    if got is not None:
+        return got
     best, best_cost = x, cost(x)
     if depth > 2:  # a factor's cofactor over a denominator is as deep as it goes
         return best
-    for form in (_factored, _together):
-        y = form(x, depth + 1)
-        if y is not None:
-            c = cost(y)
-            if c < best_cost:
-                best, best_cost = y, c
+    starts: list[Expr] = [x]
+    expanded = _expand(x)
+    if expanded is not None and expanded != x:
+        starts.append(expanded)
+        c = cost(expanded)
+        if c < best_cost:
+            best, best_cost = expanded, c
+    for start in starts:
+        if start.kind != ADD:
+            continue
+        for form in (_factored, _together):
+            y = form(start, depth + 1)  # type: ignore[arg-type]
+            if y is not None:
+                c = cost(y)
+                if c < best_cost:
+                    best, best_cost = y, c
+    if len(_SHORT) > 50000:
+        _SHORT.clear()
+    _SHORT[x] = best
     return best
+
+
+# Expanding a product of sums into more terms than this is not tried.
+_MAX_TERMS = 48
+
+
+def _expand(x: Expr) -> Expr | None:
+    """``x`` with products of sums multiplied out (integer powers up to 3),
+    or None when that would make more than _MAX_TERMS terms."""
+    if x.kind == ADD:
+        parts = [x.const] if x.const.value else []  # type: ignore[attr-defined]
+        for t, c in x.terms:  # type: ignore[attr-defined]
+            e = _expand(t)
+            if e is None:
+                return None
+            parts.append(mul(c, e))
+        out = add(*parts)
+        return None if out.kind == ADD and len(out.terms) > _MAX_TERMS else out  # type: ignore[attr-defined]
+    if x.kind != MUL:
+        return x
+    terms: list[Expr] = [x.coeff]  # type: ignore[attr-defined]
+    for b, e in x.factors:  # type: ignore[attr-defined]
+        n = e.value if e.kind == NUM else 0  # type: ignore[attr-defined]
+        if b.kind == ADD and n in (1, 2, 3):
+            inner = _expand(b)
+            if inner is None:
+                return None
+            if inner.kind != ADD:
+                terms = [mul(t, power(inner, e)) for t in terms]
+                continue
+            pieces = _terms(inner)  # type: ignore[arg-type]
+            for _ in range(int(n)):
+                if len(terms) * len(pieces) > _MAX_TERMS:
+                    return None
+                terms = [mul(t, p) for t in terms for p in pieces]
+        else:
+            f = power(b, e)
+            terms = [mul(t, f) for t in terms]
+    return add(*terms)
 
 
 def _parts(term: Expr) -> dict[Expr, Expr]:
@@ -162,8 +218,12 @@ def _factored(x: Add, depth: int) -> Expr | None:
             continue
         if all(f.kind == NUM and f.value > 0 for f in exps):  # type: ignore[union-attr]
             common[b] = min(exps, key=lambda f: f.value)  # type: ignore[union-attr,return-value]
-        elif all(f == e for f in exps):
-            common[b] = e
+        elif e.kind != NUM:
+            # x^x and x^(x - 1): the smaller, where they differ by a number
+            steps = [add(f, -e) for f in exps]  # type: ignore[arg-type,operator]
+            if all(d.kind == NUM for d in steps):
+                low = min(steps, key=lambda d: d.value)  # type: ignore[attr-defined]
+                common[b] = add(e, low)
     if not common:
         return None
     coeffs = [c for _, c in x.terms]
