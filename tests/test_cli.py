@@ -214,8 +214,9 @@ def test_series_is_one_polynomial_line():
     )
     # each series about the value x had when its statement ran
     assert moving.stdout == "1 + 2*(x - 1)\n4 + 4*(x - 2)\n9 + 6*(x - 3)\n"
-    assert proc.stdout == "-0.125 + 0.75*(x + 0.5) - 1.5*(x + 0.5)^2 + (x + 0.5)^3\n"
-    assert about_zero.stdout == "1 + x + 0.5*x^2 + 0.167*x^3\n"
+    # simple rationals print exactly (issue 23)
+    assert proc.stdout == "-1/8 + 3*(x + 0.5)/4 - 3*(x + 0.5)^2/2 + (x + 0.5)^3\n"
+    assert about_zero.stdout == "1 + x + x^2/2 + x^3/6\n"
     objs = json_lines(as_json.stdout)
     assert objs[0]["series"] == [8.0, 12.0, 6.0, 1.0]
 

@@ -479,8 +479,9 @@ def test_eval_by_a_variable_the_expression_lacks_points_at_no_column() -> None:
     res = _last("x = 1\nx^2", order=1, wrt="y")
     assert res.error.message == "--wrt y: 'y' has no value; give one with --at y=... or y = ..."
     assert (res.error.line, res.error.column) == (2, None)
-    inside = _last("x = 1\nx^2 + y", order=1, wrt="y")  # here the name is there to point at
-    assert (inside.error.line, inside.error.column) == (2, 7)
+    # y in the expression with no value: its formulas, x read as its value (issue 23)
+    inside = _last("x = 1\nx^2 + y", order=1, wrt="y")
+    assert inside.to_dict()["derivative_formulas"] == ["1"]
 
 
 def test_eval_by_a_user_function_says_so() -> None:

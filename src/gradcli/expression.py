@@ -36,6 +36,7 @@ class EvalOptions(Record, mutable=True):
     grad: bool = False
     check: bool = False
     series: int | None = None
+    formula: bool = False  # the formulas beside the numbers
 
     @property
     def wants_derivatives(self) -> bool:
@@ -52,6 +53,11 @@ def order_limit(what: str, n: int) -> None:
 def evaluate_expression(session: Session, node: Any, options: EvalOptions, res: Result) -> None:
     """Fill ``res`` with the value of ``node`` and what ``options`` ask for."""
     from .checking import check_derivatives  # noqa: PLC0415 - only with --check
+    from .formulas import add_formulas, applies, evaluate_formulas  # noqa: PLC0415
+
+    if applies(session, node, options):
+        evaluate_formulas(session, node, options, res)
+        return
 
     x = ds = None
     order_limit("order", options.order)
@@ -68,7 +74,8 @@ def evaluate_expression(session: Session, node: Any, options: EvalOptions, res: 
         res.wrt, res.point = x.name, host(x.data)
     else:
         ev = Evaluator(session, keep_graph=_differentiated(session, node, options),
-                       constants=_not_differentiated(session, node, options))
+                       constants=_not_differentiated(session, node, options),
+                       overlay=_series_at_zero(session, node, options))
         # Evaluate first: a wrong name is reported as such, not as a missing
         # variable. The leaves made on the way are the ones differentiated by.
         y = ev.eval(node)
@@ -86,7 +93,7 @@ def evaluate_expression(session: Session, node: Any, options: EvalOptions, res: 
                         err.prefixed("wrt_named", wrt)
                     raise err.at(node.line or None, None) from None
                 raise
-            res.point = host(x.data)
+            res.point, res.point_text = host(x.data), session.at_text.get(wrt)
         if options.grad:
             for name in variables_of(session, node):
                 leaf = ev.leaf(name)
@@ -121,6 +128,8 @@ def evaluate_expression(session: Session, node: Any, options: EvalOptions, res: 
             from .checking import check_gradient  # noqa: PLC0415
 
             res.check = check_gradient(session, node, leaves, res.gradient)
+    if options.formula:
+        add_formulas(session, node, options, res)
     # last: --check evaluates the expression again, and its ans is the one before
     session.values["ans"] = y.data
     session.no_ans = None
@@ -238,6 +247,19 @@ def _over_blocks(session: Session, node: Any, options: EvalOptions,
     if ds is None:
         return None
     return Variable(ds[0]), Variable(values, name=wrt), ds
+
+
+def _series_at_zero(session: Session, node: Any, options: EvalOptions) -> dict[str, Any]:
+    """A series by a variable with no value expands about 0, as SymPy's does."""
+    if options.series is None:
+        return {}
+    try:
+        wrt = options.wrt or default_wrt(session, node)
+    except UsageError:
+        return {}
+    if wrt is None or wrt in session.values or wrt not in free_names(node, session.functions):
+        return {}
+    return {wrt: session.xp.asarray(0.0, dtype=session.dtype_type)}
 
 
 def _checks_the_gradient(session: Session, node: Any, options: EvalOptions) -> bool:

@@ -37,6 +37,7 @@ from .expression import (
     is_builtin,
     order_limit,
 )
+from .formulas import applies
 from .lang import ast
 from .lang.evaluate import CONSTANTS, Definition, Evaluator
 from .lang.names import is_name
@@ -68,6 +69,7 @@ class Session:
         self.values: dict[str, Any] = {} if values is None else values
         self.functions: dict[str, Definition] = {} if functions is None else functions
         self.at: dict[str, np.ndarray] = {} if at is None else at
+        self.at_text: dict[str, str] = {}  # an --at value as typed (a series' point: pi)
         # how hints read: the shell's own flags and commands (errors.NEUTRAL_WORDS if none)
         self.words: dict[str, str] = dict(words or {})
         self.xp = backend.xp_for(device)  # a DeviceError when no GPU is there
@@ -193,13 +195,14 @@ class Session:
             res.kind, res.name, res.value = "assign", node.name, shadow.host(value.data)
             if node.name in self.at:  # rebound: later results are not at the --at value
                 self.at[node.name] = res.value
+                self.at_text.pop(node.name, None)
             return
         if isinstance(node, ast.Define):
             check_bindable(node.name, node)
             self.functions[node.name] = Definition(node.name, node.params, node.body, st.source)
             res.kind, res.name = "define", f"{node.name}({', '.join(node.params)})"
             return
-        if isinstance(node, ast.Call) and node.func == "grad":
+        if isinstance(node, ast.Call) and node.func == "grad" and not applies(self, node, options):
             res.kind, res.value = "grad", gradient_statement(self, node)
             asked = [flag for flag, on in (
                 ("order", options.order), ("series", options.series is not None),
@@ -236,7 +239,7 @@ class Session:
             fp_messages = shadow.on_cpu(self, lambda copy: Evaluator(copy).eval(
                 statements[0].node))
         self._warnings = [*self.pending_warnings(), *fp_messages]
-        self.values[name] = value.data
+        self.values[name], self.at_text[name] = value.data, text.strip()
         self.at[name] = shadow.host(value.data)
         return self.at[name]
 

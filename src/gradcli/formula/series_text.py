@@ -87,8 +87,8 @@ def series_text(coefficients: Sequence[float], var: str = "x",
                     text += f"/{q}"
             terms.append((exact < 0, text))
             continue
-        shown = write(abs(c)) if math.isfinite(c) or c > 0 else write(c)
-        negative = c < 0 and math.isfinite(c)
+        shown = write(c) if math.isnan(c) else write(abs(c))
+        negative = c < 0  # -inf too: "- inf*x^2"
         terms.append((negative, shown if not power else f"{shown}*{power}"))
     if not terms:
         return "0"

@@ -115,6 +115,9 @@ class TableRenderer:
         if res.kind == "grad":
             self._gradient(res.input, res.value)
             return
+        if res.kind == "formula":
+            self._formulas(res)
+            return
         checks = [c for c in res.check or () if c.variable is None]
         if not (res.derivatives or checks or res.series is not None):
             line = Text(f"{res.input} = ")
@@ -126,7 +129,8 @@ class TableRenderer:
             partials = {c.variable: c for c in res.check or () if c.variable is not None}
             self._gradient(f"gradient of {res.input}", res.gradient, partials)
         if res.series is not None:
-            poly = series_text(res.series, res.wrt or "x", point, self.opts.digits)
+            poly = series_text(res.series, res.wrt or "x", point, self.opts.digits,
+                               res.point_text)
             out.print(Text("series: ", style="bold") + Text(poly))
 
     def _orders(self, res: Result) -> None:
@@ -146,6 +150,11 @@ class TableRenderer:
             columns.insert(2, "coefficient")
             if len(values) == 1:
                 columns.pop(1)
+        formulas = dict(enumerate(res.formulas or ()))
+        if formulas:
+            from ..formula import plain  # noqa: PLC0415
+
+            columns.append("formula")
         rows = []
         for k in sorted(values.keys() | series.keys()):
             row: list[Any] = [str(k)]
@@ -159,8 +168,24 @@ class TableRenderer:
                     row += ["", "", "", ""]
                 else:
                     row += self._check_cells(c)
+            if formulas:
+                row.append(plain(formulas[k]) if k in formulas else "")
             rows.append(row)
         self._show(title, columns, rows)
+
+    def _formulas(self, res: Result) -> None:
+        from ..formula import plain  # noqa: PLC0415
+
+        if res.gradient_formulas is not None:
+            self._show(res.input, ["variable", "partial derivative"],
+                       [[f"d/d{n}", plain(f)] for n, f in res.gradient_formulas.items()])
+            return
+        if res.wrt is None:  # a statement that is a formula: diff(x^3, x)
+            self.console.print(Text(f"{res.input} = {plain(res.formulas[0])}"))
+            return
+        title = f"{res.input}  (d/d{res.wrt})"
+        self._show(title, ["order", "formula"],
+                   [[str(k), plain(f)] for k, f in enumerate(res.formulas or ())])
 
     def _check_cells(self, c: CheckEntry) -> list[Any]:
         mark = Text("pass", style="green") if c.ok else Text("FAIL", style="bold red")
