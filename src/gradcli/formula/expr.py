@@ -302,10 +302,16 @@ def _finish(coeff: Num, factors: dict[Expr, Expr]) -> Expr:
                 if type(b) is Num:  # 2^(1/2) * 2^(1/2) made 2^1
                     coeff = _nmul(coeff, _num_pow(b, e))  # type: ignore[arg-type]
                     continue
-                if type(b) is Call and e.value.numerator % 2 == 0 and b.name in ("sqrt", "abs"):
-                    # sqrt(u)^2 = u where sqrt is real; abs(u)^2 = u^2
-                    k = e.value / 2 if b.name == "sqrt" else e.value
-                    redo.append((b.arg, Num(k)))
+                n = e.value.numerator
+                if type(b) is Call and b.name == "sqrt" and n % 2 == 0:
+                    redo.append((b.arg, Num(Fraction(n // 2))))  # sqrt(u)^2 = u where real
+                    continue
+                if type(b) is Call and b.name == "abs" and abs(n) > 1:
+                    # abs(u)^2 = u^2; abs(u)^3 = u^2*abs(u)
+                    odd = n % 2 if n > 0 else -(n % 2)
+                    redo.append((b.arg, Num(Fraction(n - odd))))
+                    if odd:
+                        items.append((b, Num(Fraction(odd))))
                     continue
         items.append((b, e))
     if redo:
@@ -379,7 +385,7 @@ def power(b: Expr, e: Expr) -> Expr:
             return mul(c, *parts)
     elif type(b) is Num and b.value == 1:
         return ONE
-    return Mul(ONE, ((b, e),)) if not _is_one(e) else b
+    return _finish(ONE, {b: e}) if not _is_one(e) else b
 
 
 _AT_ZERO = {"sin": 0, "tan": 0, "asin": 0, "atan": 0, "sinh": 0, "tanh": 0, "asinh": 0,
