@@ -200,3 +200,13 @@ def test_printed_formulas_round_trip_through_gradcli(category, text, domain) -> 
         value = float(session.run(f"x = {a!r}; {printed}")[1].value)
         numeric = float(session.run(f"diff({text}, x, {order}, {a!r})")[0].value)
         assert value == pytest.approx(numeric, rel=1e-9, abs=1e-12), (text, order, printed)
+
+
+def test_formulas_import_no_sympy_at_run_time() -> None:
+    import subprocess
+
+    code = ("import sys, gradcli.formula as f; f.diff(f.sym('x')**2, 'x');"
+            "print(sorted(m for m in ('sympy', 'mpmath', 'lark', 'rich') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout.strip()
+    assert out == "[]"

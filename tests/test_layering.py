@@ -77,7 +77,8 @@ def _package_imports(path: pathlib.Path) -> set[str]:
 
 
 LAYERS = {
-    "errors": 0, "record": 0, "core": 1, "lang": 2, "session": 3, "results": 3, "render": 4,
+    "errors": 0, "record": 0, "core": 1, "lang": 2, "formula": 2, "session": 3, "results": 3,
+    "render": 4,
     "pipes": 4, "cli": 5, "repl": 5, "__main__": 6, "__init__": 0,
 }
 
