@@ -303,8 +303,10 @@ def _finish(coeff: Num, factors: dict[Expr, Expr]) -> Expr:
                     coeff = _nmul(coeff, _num_pow(b, e))  # type: ignore[arg-type]
                     continue
                 n = e.value.numerator
-                if type(b) is Call and b.name == "sqrt" and n % 2 == 0:
-                    redo.append((b.arg, Num(Fraction(n // 2))))  # sqrt(u)^2 = u where real
+                if type(b) is Call and b.name == "sqrt" and (
+                        n not in (1, -1) or type(factors.get(b.arg)) is Num):
+                    # sqrt(u)^2 = u, sqrt(u)^3 = u^(3/2) and sqrt(u)*u = u^(3/2) where real
+                    redo.append((b.arg, Num(Fraction(n, 2))))
                     continue
                 if type(b) is Call and b.name == "abs" and abs(n) > 1:
                     # abs(u)^2 = u^2; abs(u)^3 = u^2*abs(u)

@@ -58,11 +58,19 @@ def _degree(term: Expr) -> Fraction:
     return Fraction(0)
 
 
+def _total(term: Expr) -> Fraction:
+    """The sum of a term's numeric exponents: tan(x)^4 before tan(x)^2."""
+    if term.kind == MUL:
+        return sum((e.value for _, e in term.factors if e.kind == NUM),  # type: ignore[attr-defined]
+                   Fraction(0))
+    return Fraction(1)
+
+
 def ordered_terms(x: Expr) -> list[tuple[Num, Expr | None]]:
     """The terms of a sum in reading order, as (coefficient, rest): by
     descending degree, the constant (rest None) last, except that a
     positive constant goes first where every term is negative (``1 - x^2``)."""
-    terms = sorted(x.terms, key=lambda tc: -_degree(tc[0]))  # type: ignore[attr-defined]
+    terms = sorted(x.terms, key=lambda tc: (-_degree(tc[0]), -_total(tc[0])))  # type: ignore[attr-defined]
     out: list[tuple[Num, Expr | None]] = [(c, t) for t, c in terms]
     if x.const.value != 0:  # type: ignore[attr-defined]
         out.append((x.const, None))  # type: ignore[attr-defined]
@@ -71,7 +79,7 @@ def ordered_terms(x: Expr) -> list[tuple[Num, Expr | None]]:
     return out
 
 
-_FACTOR_RANK = {NUM: 0, SYM: 1, CALL: 2, MUL: 3, ADD: 4}
+_FACTOR_RANK = {SYM: 0, NUM: 1, CALL: 2, MUL: 3, ADD: 4}
 
 
 def product_parts(x: Expr) -> tuple[Num, list[tuple[Expr, Expr]], list[tuple[Expr, Expr]]]:
