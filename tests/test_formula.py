@@ -210,3 +210,13 @@ def test_formulas_import_no_sympy_at_run_time() -> None:
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True).stdout.strip()
     assert out == "[]"
+
+
+def test_the_examples_in_docs_formulas_md() -> None:
+    doc = (Path(__file__).resolve().parents[1] / "docs" / "formulas.md").read_text("utf-8")
+    block = doc.split("Examples (checked by `tests/test_formula.py`):")[1].split("```")[1]
+    rows = [line for line in block.splitlines()[1:] if line]
+    assert len(rows) >= 10
+    for row in rows:
+        text, expected = (part.strip() for part in row.split("  ", 1))
+        assert f(text) == expected, row
