@@ -220,3 +220,14 @@ def test_the_examples_in_docs_formulas_md() -> None:
     for row in rows:
         text, expected = (part.strip() for part in row.split("  ", 1))
         assert f(text) == expected, row
+
+
+def test_gradient_and_variables() -> None:
+    from gradcli.formula import gradient, variables
+
+    e = from_ast(node("x*y + sin(x) + pi*z^2"))
+    assert variables(e) == ["x", "y", "z"]
+    assert {k: plain(v) for k, v in gradient(e).items()} == {
+        "x": "y + cos(x)", "y": "x", "z": "2*pi*z"}
+    assert {k: plain(v) for k, v in gradient(e, ["y"]).items()} == {"y": "x"}
+    assert variables(from_ast(node("e^2 + pi"))) == []

@@ -21,7 +21,8 @@ from ..core.registry import closest
 from ..errors import GradcliError, LimitError, MathError, UnknownNameError
 from ..lang import ast
 from .diff import SIZE_LIMIT, derivatives
-from .expr import Expr, Num, Sym, add, as_expr, from_float, mul, neg, power, substitute
+from .expr import Expr, Num, Sym, add, as_expr, from_float, mul, neg, power
+from .rewrite import substitute
 
 # User functions calling themselves would expand forever.
 MAX_CALL_DEPTH = 64
