@@ -85,6 +85,14 @@ def tex(text: str) -> str:
     ("diff(1/(1 + x^2), x, 3)", "24*x*(1 - x^2)/(x^2 + 1)^4"),
     ("diff(sin(x)^2 + cos(x)^2, x)", "0"),
     ("diff(abs(x)^3, x)", "3*x*abs(x)"),
+    ("0.1*x/3", "x/30"),
+    ("1.5e30*x^2", "1.5e30*x^2"),
+    ("1e-30*x", "1e-30*x"),
+    ("2.0*x", "2*x"),
+    ("1/(x^2*sqrt(x))", "1/x^(5/2)"),
+    ("sqrt(x)^3", "x^(3/2)"),
+    ("2^(1/x)", "2^(1/x)"),
+    ("x^(-x)", "x^(-x)"),
     ("abs(x)^2 + abs(x)^-3", "x^2 + 1/(x^2*abs(x))"),
 ])
 def test_readable_formulas(text: str, expected: str) -> None:

@@ -38,7 +38,7 @@ def decimal_text(v: Fraction) -> str | None:
 
 def number_text(n: Num) -> str:
     v = n.value
-    if v.denominator == 1:
+    if v.denominator == 1 and not (n.decimal and abs(v) >= 10**16):
         return str(v.numerator)
     if n.decimal:
         text = decimal_text(v)
@@ -165,13 +165,9 @@ def _plain_product(x: Expr) -> tuple[str, int]:
     v = coeff.value
     nums = [_plain_power(b, e) for b, e in top]
     dens = [_plain_power(b, e) for b, e in bottom]
-    if coeff.decimal:
-        text = number_text(Num(abs(v), True))
-        if "/" in text:
-            p, q = text.split("/")
-            nums.insert(0, p)
-            dens.insert(0, q)
-        elif abs(v) != 1 or not nums:
+    text = number_text(Num(abs(v), coeff.decimal))
+    if coeff.decimal and "/" not in text:
+        if abs(v) != 1 or not nums:
             nums.insert(0, text)
     else:
         if abs(v.numerator) != 1 or not nums:
