@@ -8,11 +8,12 @@
 
 from __future__ import annotations
 
-from .diff import SIZE_LIMIT, FormulaTooLarge, derivatives, diff
-from .expr import PI, E, Expr, as_expr, free_names, from_float, num, substitute
+from .diff import SIZE_LIMIT, FormulaTooLarge, derivatives, diff, gradient
+from .expr import PI, E, Expr, as_expr, from_float, num
 from .expr import Sym as _Sym
 from .from_ast import from_ast
 from .printing import latex, plain
+from .rewrite import free_names, substitute, variables
 from .simplify import tidy
 
 
@@ -23,5 +24,6 @@ def sym(name: str) -> Expr:
 
 __all__ = [
     "E", "PI", "SIZE_LIMIT", "Expr", "FormulaTooLarge", "as_expr", "derivatives", "diff",
-    "free_names", "from_ast", "from_float", "latex", "num", "plain", "substitute", "sym", "tidy",
+    "free_names", "from_ast", "from_float", "gradient", "latex", "num", "plain", "substitute",
+    "sym", "tidy", "variables",
 ]

@@ -23,10 +23,10 @@ from .expr import (
     add,
     as_expr,
     call,
-    free_names,
     mul,
     power,
 )
+from .rewrite import free_names, variables
 from .simplify import tidy
 
 # A formula printed longer than this is refused: past it no one reads it,
@@ -122,4 +122,11 @@ def derivatives(x: Expr, var: str, order: int, limit: int = SIZE_LIMIT) -> list[
     return out
 
 
-__all__ = ["SIZE_LIMIT", "FormulaTooLarge", "derivatives", "diff"]
+def gradient(x: Expr, names: list[str] | None = None,
+             limit: int = SIZE_LIMIT) -> dict[str, Expr]:
+    """The first partial derivatives by ``names`` (default: every variable of
+    ``x``, alphabetically): ``x*y + sin(x)`` gives {x: y + cos(x), y: x}."""
+    return {name: diff(x, name, 1, limit) for name in (names or variables(x))}
+
+
+__all__ = ["SIZE_LIMIT", "FormulaTooLarge", "derivatives", "diff", "gradient"]

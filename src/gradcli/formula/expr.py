@@ -302,10 +302,18 @@ def _finish(coeff: Num, factors: dict[Expr, Expr]) -> Expr:
                 if type(b) is Num:  # 2^(1/2) * 2^(1/2) made 2^1
                     coeff = _nmul(coeff, _num_pow(b, e))  # type: ignore[arg-type]
                     continue
-                if type(b) is Call and e.value.numerator % 2 == 0 and b.name in ("sqrt", "abs"):
-                    # sqrt(u)^2 = u where sqrt is real; abs(u)^2 = u^2
-                    k = e.value / 2 if b.name == "sqrt" else e.value
-                    redo.append((b.arg, Num(k)))
+                n = e.value.numerator
+                if type(b) is Call and b.name == "sqrt" and (
+                        n not in (1, -1) or type(factors.get(b.arg)) is Num):
+                    # sqrt(u)^2 = u, sqrt(u)^3 = u^(3/2) and sqrt(u)*u = u^(3/2) where real
+                    redo.append((b.arg, Num(Fraction(n, 2))))
+                    continue
+                if type(b) is Call and b.name == "abs" and abs(n) > 1:
+                    # abs(u)^2 = u^2; abs(u)^3 = u^2*abs(u)
+                    odd = n % 2 if n > 0 else -(n % 2)
+                    redo.append((b.arg, Num(Fraction(n - odd))))
+                    if odd:
+                        items.append((b, Num(Fraction(odd))))
                     continue
         items.append((b, e))
     if redo:
@@ -379,7 +387,7 @@ def power(b: Expr, e: Expr) -> Expr:
             return mul(c, *parts)
     elif type(b) is Num and b.value == 1:
         return ONE
-    return Mul(ONE, ((b, e),)) if not _is_one(e) else b
+    return _finish(ONE, {b: e}) if not _is_one(e) else b
 
 
 _AT_ZERO = {"sin": 0, "tan": 0, "asin": 0, "atan": 0, "sinh": 0, "tanh": 0, "asinh": 0,
@@ -405,51 +413,3 @@ def call(name: str, arg: Expr) -> Expr:
     elif type(arg) is Call and name == "abs" and arg.name == "abs":
         return arg
     return Call(name, arg)
-
-
-def free_names(x: Expr, memo: dict[Expr, frozenset[str]] | None = None) -> frozenset[str]:
-    """The names ``x`` depends on (pi and e included)."""
-    memo = {} if memo is None else memo
-    got = memo.get(x)
-    if got is not None:
-        return got
-    t = type(x)
-    if t is Num:
-        out: frozenset[str] = frozenset()
-    elif t is Sym:
-        out = frozenset((x.name,))  # type: ignore[attr-defined]
-    elif t is Call:
-        out = free_names(x.arg, memo)  # type: ignore[attr-defined]
-    elif t is Mul:
-        out = frozenset().union(*(free_names(b, memo) | free_names(e, memo)
-                                  for b, e in x.factors))  # type: ignore[attr-defined]
-    else:
-        out = frozenset().union(*(free_names(term, memo)
-                                  for term, _ in x.terms))  # type: ignore[attr-defined]
-    memo[x] = out
-    return out
-
-
-def substitute(x: Expr, name: str, value: Expr) -> Expr:
-    """``x`` with every ``name`` replaced by ``value``, rebuilt canonically."""
-    memo: dict[Expr, Expr] = {}
-
-    def go(n: Expr) -> Expr:
-        got = memo.get(n)
-        if got is not None:
-            return got
-        t = type(n)
-        if t is Num:
-            out = n
-        elif t is Sym:
-            out = value if n.name == name else n  # type: ignore[attr-defined]
-        elif t is Call:
-            out = call(n.name, go(n.arg))  # type: ignore[attr-defined]
-        elif t is Mul:
-            out = mul(n.coeff, *(power(go(b), go(e)) for b, e in n.factors))  # type: ignore[attr-defined]
-        else:
-            out = add(n.const, *(mul(c, go(term)) for term, c in n.terms))  # type: ignore[attr-defined]
-        memo[n] = out
-        return out
-
-    return go(x)

@@ -16,11 +16,13 @@ from fractions import Fraction
 from typing import Any
 
 from ..core.functions import REGISTRY
+from ..core.graph import Variable
 from ..core.registry import closest
 from ..errors import GradcliError, LimitError, MathError, UnknownNameError
 from ..lang import ast
 from .diff import SIZE_LIMIT, derivatives
-from .expr import Expr, Num, Sym, add, as_expr, from_float, mul, neg, power, substitute
+from .expr import Expr, Num, Sym, add, as_expr, from_float, mul, neg, power
+from .rewrite import substitute
 
 # User functions calling themselves would expand forever.
 MAX_CALL_DEPTH = 64
@@ -181,7 +183,7 @@ class _Builder:
 def _value(v: Any, name: str) -> Expr:
     if isinstance(v, Expr):
         return v
-    data = getattr(v, "data", v)
+    data = v.data if isinstance(v, Variable) else v
     if getattr(data, "ndim", 0) != 0:
         raise scalar_error(f"'{name}' (an array)")
     f = float(data)

@@ -38,7 +38,7 @@ def decimal_text(v: Fraction) -> str | None:
 
 def number_text(n: Num) -> str:
     v = n.value
-    if v.denominator == 1:
+    if v.denominator == 1 and not (n.decimal and abs(v) >= 10**16):
         return str(v.numerator)
     if n.decimal:
         text = decimal_text(v)
@@ -58,11 +58,19 @@ def _degree(term: Expr) -> Fraction:
     return Fraction(0)
 
 
+def _total(term: Expr) -> Fraction:
+    """The sum of a term's numeric exponents: tan(x)^4 before tan(x)^2."""
+    if term.kind == MUL:
+        return sum((e.value for _, e in term.factors if e.kind == NUM),  # type: ignore[attr-defined]
+                   Fraction(0))
+    return Fraction(1)
+
+
 def ordered_terms(x: Expr) -> list[tuple[Num, Expr | None]]:
     """The terms of a sum in reading order, as (coefficient, rest): by
     descending degree, the constant (rest None) last, except that a
     positive constant goes first where every term is negative (``1 - x^2``)."""
-    terms = sorted(x.terms, key=lambda tc: -_degree(tc[0]))  # type: ignore[attr-defined]
+    terms = sorted(x.terms, key=lambda tc: (-_degree(tc[0]), -_total(tc[0])))  # type: ignore[attr-defined]
     out: list[tuple[Num, Expr | None]] = [(c, t) for t, c in terms]
     if x.const.value != 0:  # type: ignore[attr-defined]
         out.append((x.const, None))  # type: ignore[attr-defined]
@@ -71,7 +79,7 @@ def ordered_terms(x: Expr) -> list[tuple[Num, Expr | None]]:
     return out
 
 
-_FACTOR_RANK = {NUM: 0, SYM: 1, CALL: 2, MUL: 3, ADD: 4}
+_FACTOR_RANK = {SYM: 0, NUM: 1, CALL: 2, MUL: 3, ADD: 4}
 
 
 def product_parts(x: Expr) -> tuple[Num, list[tuple[Expr, Expr]], list[tuple[Expr, Expr]]]:
@@ -157,13 +165,9 @@ def _plain_product(x: Expr) -> tuple[str, int]:
     v = coeff.value
     nums = [_plain_power(b, e) for b, e in top]
     dens = [_plain_power(b, e) for b, e in bottom]
-    if coeff.decimal:
-        text = number_text(Num(abs(v), True))
-        if "/" in text:
-            p, q = text.split("/")
-            nums.insert(0, p)
-            dens.insert(0, q)
-        elif abs(v) != 1 or not nums:
+    text = number_text(Num(abs(v), coeff.decimal))
+    if coeff.decimal and "/" not in text:
+        if abs(v) != 1 or not nums:
             nums.insert(0, text)
     else:
         if abs(v.numerator) != 1 or not nums:
