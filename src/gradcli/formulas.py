@@ -128,3 +128,38 @@ def add_formulas(session: Session, node: Any, options: EvalOptions, res: Result)
         res.formulas = [f, *derivatives(f, res.wrt, options.order)]
     if res.gradient is not None:
         res.gradient_formulas = {n: diff(f, n) for n in res.gradient}
+
+
+def prime_formula(session: Session, name: str, order: int) -> str | None:
+    """``f'(x) = ...``: the formula of the derivative of a function of one
+    variable (defined, or an elementwise built-in); None for any other name."""
+    from .core.registry import REGISTRY  # noqa: PLC0415
+    from .formula import diff, from_ast, plain  # noqa: PLC0415
+
+    definition = session.functions.get(name)
+    entry = REGISTRY.get(name)
+    if definition is not None and len(definition.params) == 1:
+        param = definition.params[0]
+    elif definition is None and entry is not None and entry.kind == "elementwise":
+        param = "x"
+    else:
+        return None
+    values = {k: v for k, v in _values(session).items() if k != param}
+    call = ast.Call(func=name, args=(ast.Name(id=param, line=0, column=0),), line=0, column=0)
+    f = diff(from_ast(call, session.functions, values), param, order)
+    return f"{name}{chr(39) * order}({param}) = {plain(f)}"
+
+
+def definition_text(session: Session, definition: Any) -> str | None:
+    """The body of a definition that takes a derivative (``df(x) = diff(...)``)
+    as the formula it is; None for other definitions, or where it has none."""
+    from .errors import GradcliError  # noqa: PLC0415
+    from .formula import from_ast, plain  # noqa: PLC0415
+
+    if not differentiates(definition.body):
+        return None
+    values = {k: v for k, v in _values(session).items() if k not in definition.params}
+    try:
+        return plain(from_ast(definition.body, session.functions, values))
+    except GradcliError:
+        return None

@@ -54,6 +54,7 @@ _NO_ARGUMENTS = {name for name, (usage, _) in COMMANDS.items() if usage == name}
 _NUMBER_TEXT = r"-?[\d.]+(?:[eE][+-]?\d+)?"
 _ORDER = re.compile(rf"({_NUMBER_TEXT})\s+(?=\S)")
 _NUMBER = re.compile(_NUMBER_TEXT)
+_PRIME = re.compile(r"([^\W\d]\w*)('+)")  # f' alone: its formula
 _WRT = re.compile(r"\s+wrt\s+(\S+)\s*$")  # `:d g(a, b) wrt b`
 
 
@@ -109,7 +110,20 @@ class Shell:
         session = self.session
         if stripped in ("quit", "exit") and stripped not in session.values:
             return False
+        prime = _PRIME.fullmatch(stripped)
+        if prime and self._prime_formula(prime.group(1), len(prime.group(2))):
+            return True
         self.show(session.run(text, first_line=first_line, whole=True), text, first_line)
+        return True
+
+    def _prime_formula(self, name: str, order: int) -> bool:
+        """``f'`` alone: ``f'(x) = 4*x^3 - 4*x`` for a function of one variable."""
+        from ..formulas import prime_formula  # noqa: PLC0415
+
+        text = prime_formula(self.session, name, order)
+        if text is None:
+            return False
+        self.display.formula_line(text)
         return True
 
     # --- showing results ---------------------------------------------------------
@@ -126,6 +140,8 @@ class Shell:
                 self.display.defined(r.name)
             elif r.kind == "grad":
                 self.display.grad(r.value)
+            elif r.kind == "formula":
+                self.display.formulas(r)
             else:
                 self.display.value(r.value)
 
@@ -201,7 +217,10 @@ class Shell:
     def cmd_funcs(self, args: str, text: str, first_line: int, offset: int) -> None:
         defs = sorted(self.session.functions.values(), key=lambda d: d.name)
         if defs:
-            self.display.functions([(d.signature, one_line(body_of(d.source))) for d in defs])
+            from ..formulas import definition_text  # noqa: PLC0415
+
+            self.display.functions([(d.signature, definition_text(self.session, d) or
+                                     one_line(body_of(d.source))) for d in defs])
         else:
             self.display.info("no functions yet; define one: f(x) = x**4 - 2*x**2")
 
@@ -218,7 +237,10 @@ class Shell:
         session = self.session
         results = session.run(expr, EvalOptions(order=order, wrt=wrt), first_line)
         for r in results:
-            if r.error is None and r.kind == "value" and r.derivatives is not None:
+            if r.error is None and r.kind == "formula":
+                self._before(r)
+                self.display.formulas(r)
+            elif r.error is None and r.kind == "value" and r.derivatives is not None:
                 # a constant has no variable, and derivatives of 0, as in gradcli eval
                 at = _value_of(session, r.wrt) if r.wrt else None
                 self._before(r)

@@ -99,6 +99,15 @@ class PlainDisplay:
         for v in values:
             self._print(format_value(v))
 
+    def formulas(self, res: Result) -> None:
+        from ..render.plain import formula_lines  # noqa: PLC0415
+
+        for line in formula_lines(res):
+            self._print(line)
+
+    def formula_line(self, text: str) -> None:
+        self._print(text)
+
     def check(self, res: Result) -> None:
         from ..render.plain import check_line  # noqa: PLC0415
 
@@ -193,6 +202,26 @@ class RichDisplay:
         for k, v in enumerate(values):
             table.add_row(_order_label(k, wrt), format_summary(v))
         self._print(table)
+
+    def formulas(self, res: Result) -> None:
+        """A formula result: a gradient's table, :d's orders, or one formula."""
+        from ..formula import plain  # noqa: PLC0415
+
+        if res.gradient_formulas is not None:
+            table = self._table("variable", "partial derivative", title="gradient")
+            for name, f in res.gradient_formulas.items():
+                table.add_row(f"d/d{name}", plain(f))
+            self._print(table)
+        elif res.wrt is not None and res.formulas:
+            table = self._table("order", "formula", title=res.input)
+            for k, f in enumerate(res.formulas):
+                table.add_row(_order_label(k, res.wrt), plain(f))
+            self._print(table)
+        else:
+            self._print(plain(res.formulas[0]) if res.formulas else "", style="bold")
+
+    def formula_line(self, text: str) -> None:
+        self._print(text, style="bold")
 
     def check(self, res: Result) -> None:
         """The table ``gradcli eval --check`` prints, on the REPL's console."""
