@@ -21,7 +21,7 @@ import heapq
 import itertools
 import weakref
 from collections.abc import Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -154,71 +154,29 @@ class Variable:
                     stack.append(x.creator)
                     x.unchain()
 
-    def reshape(self, *shape: Any) -> Variable:
-        if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
-            shape = tuple(shape[0])
-        return reshape(self, shape)
-
-    def transpose(self, *axes: Any) -> Variable:
-        if len(axes) == 0:
-            axes = None
-        elif len(axes) == 1 and (isinstance(axes[0], (tuple, list)) or axes[0] is None):
-            axes = axes[0]
-        return transpose(self, axes)
-
-    @property
-    def T(self) -> Variable:
-        return transpose(self)
-
-    def sum(self, axis: Any = None, keepdims: bool = False) -> Variable:
-        return sum(self, axis, keepdims)
-
-    # Operators are plain methods (no monkeypatching): the functions they call
-    # are bound at the bottom of this module, once ops.py exists.
-    def __add__(self, other: Any) -> Variable:
-        return _binop(Add, _np_add, "'+'", self, _operand(other, self))
-
-    def __radd__(self, other: Any) -> Variable:
-        return _binop(Add, _np_add, "'+'", self, _operand(other, self))
-
-    def __sub__(self, other: Any) -> Variable:
-        return _binop(Sub, _np_sub, "'-'", self, _operand(other, self))
-
-    def __rsub__(self, other: Any) -> Variable:
-        return rsub(self, other)
-
-    def __mul__(self, other: Any) -> Variable:
-        return _binop(Mul, _np_mul, "'*'", self, _operand(other, self))
-
-    def __rmul__(self, other: Any) -> Variable:
-        return _binop(Mul, _np_mul, "'*'", self, _operand(other, self))
-
-    def __truediv__(self, other: Any) -> Variable:
-        return _binop(Div, _np_div, "'/'", self, _operand(other, self))
-
-    def __rtruediv__(self, other: Any) -> Variable:
-        return rdiv(self, other)
-
-    def __neg__(self) -> Variable:
-        return Neg()(self)
+    if TYPE_CHECKING:  # set on the class by ops.py, which sits above this module
+        def reshape(self, *shape: Any) -> Variable: ...
+        def transpose(self, *axes: Any) -> Variable: ...
+        @property
+        def T(self) -> Variable: ...
+        def sum(self, axis: Any = None, keepdims: bool = False) -> Variable: ...
+        def __add__(self, other: Any) -> Variable: ...
+        def __radd__(self, other: Any) -> Variable: ...
+        def __sub__(self, other: Any) -> Variable: ...
+        def __rsub__(self, other: Any) -> Variable: ...
+        def __mul__(self, other: Any) -> Variable: ...
+        def __rmul__(self, other: Any) -> Variable: ...
+        def __truediv__(self, other: Any) -> Variable: ...
+        def __rtruediv__(self, other: Any) -> Variable: ...
+        def __neg__(self) -> Variable: ...
+        def __pow__(self, other: Any) -> Variable: ...
+        def __rpow__(self, other: Any) -> Variable: ...
+        def __matmul__(self, other: Any) -> Variable: ...
+        def __rmatmul__(self, other: Any) -> Variable: ...
+        def __getitem__(self, slices: Any) -> Variable: ...
 
     def __pos__(self) -> Variable:
         return self
-
-    def __pow__(self, other: Any) -> Variable:
-        return pow(self, other)
-
-    def __rpow__(self, other: Any) -> Variable:
-        return rpow(self, other)
-
-    def __matmul__(self, other: Any) -> Variable:
-        return matmul(self, other)
-
-    def __rmatmul__(self, other: Any) -> Variable:
-        return matmul(other, self)
-
-    def __getitem__(self, slices: Any) -> Variable:
-        return get_item(self, slices)
 
 
 class Constant(Variable):
@@ -447,38 +405,17 @@ def _fast_backward_for(cls: type) -> Any:
     """The array-level backward of ``cls``, or None to call its ``backward``.
 
     A class gets the fast path only when the class that defines its ``backward``
-    also defines ``_backward_data`` (the same derivative on arrays), or when it
-    is an elementwise built-in of the registry, whose backward is by
-    construction ``gy * derivative(x, y)``. A user's subclass that overrides
-    ``backward`` is always called as written.
+    also defines ``_backward_data`` (the same derivative on arrays; the
+    registry's elementwise classes carry theirs). A user's subclass that
+    overrides ``backward`` is always called as written.
     """
     fast = None
     for klass in cls.__mro__:
         if "backward" in klass.__dict__:
             fast = klass.__dict__.get("_backward_data")
-            if fast is None:
-                fast = _registry_backward_data(klass)
             break
     _FAST[cls] = fast
     return fast
-
-
-def _registry_backward_data(klass: type) -> Any:
-    from .registry import REGISTRY  # noqa: PLC0415 - registry imports this module
-
-    for entry in REGISTRY.values():
-        if entry.function is klass and entry.kind == "elementwise" and entry.derivative:
-            return _elementwise_backward_data(entry.derivative)
-    return None
-
-
-def _elementwise_backward_data(derivative: Any) -> Any:
-    def _backward_data(self: Function, gy: Any) -> Any:
-        d = derivative(self.inputs[0], self.outputs[0]())
-        # d.data[()]: a NumPy scalar when 0-d (see ops.Mul._backward_data)
-        return gy * (d.data[()] if isinstance(d, Variable) else d)
-
-    return _backward_data
 
 
 def _call_backward(f: Function, gys: list[Any]) -> tuple[Any, ...]:
@@ -613,28 +550,3 @@ def _backward_data(y: Variable, retain_grad: bool) -> None:
         if not heap:
             break
         f = pop(heap)[2]
-
-
-# Bound last: ops.py builds on Variable and Function above.
-from .ops import (  # noqa: E402
-    Add,
-    Div,
-    Mul,
-    Neg,
-    Sub,
-    _binop,
-    _np_add,
-    _np_div,
-    _np_mul,
-    _np_sub,
-    _operand,
-    get_item,
-    matmul,
-    pow,
-    rdiv,
-    reshape,
-    rpow,
-    rsub,
-    sum,
-    transpose,
-)

@@ -14,6 +14,7 @@ import numpy as np
 from ..errors import LimitError, OutOfRangeError, ShapeError
 from .backend import get_array_module
 from .graph import Config, Constant, Function, Variable, _new, _ref, _to_array, as_variable
+from .registry import lookup
 
 _ndarray = np.ndarray
 
@@ -324,8 +325,7 @@ class Pow(Function):
         gx0 = None if type(x0) is Constant else gy * x1 * x0 ** (x1 - 1)
         gx1 = None
         if type(x1) is not Constant:
-            from .functions import log  # noqa: PLC0415 - functions imports ops
-
+            log = lookup("log").call  # registered by functions.py, above this module
             # d(x0**x1)/dx1 = x0**x1 * log(x0), which is 0 where x0 is 0 (the
             # power vanishes faster than log); shifting those zeros to 1 keeps
             # log finite and the product exactly 0, still in core operations.
@@ -827,3 +827,62 @@ def mean(x: Any, axis: Any = None, keepdims: bool = False) -> Variable:
     if n == 0 and y.size:  # as max and min; NumPy says nan with a RuntimeWarning
         raise ShapeError("mean of an empty array")
     return y / n if n else y
+
+
+# --- Variable's operators -------------------------------------------------------
+# Set on the class here, beside the operations they call: graph.py, which defines
+# Variable, sits below this module and imports none of it.
+
+
+def _v_add(self: Variable, other: Any) -> Variable:
+    return _binop(Add, _np_add, "'+'", self, _operand(other, self))
+
+
+def _v_sub(self: Variable, other: Any) -> Variable:
+    return _binop(Sub, _np_sub, "'-'", self, _operand(other, self))
+
+
+def _v_mul(self: Variable, other: Any) -> Variable:
+    return _binop(Mul, _np_mul, "'*'", self, _operand(other, self))
+
+
+def _v_truediv(self: Variable, other: Any) -> Variable:
+    return _binop(Div, _np_div, "'/'", self, _operand(other, self))
+
+
+def _v_neg(self: Variable) -> Variable:
+    return Neg()(self)
+
+
+def _v_rmatmul(self: Variable, other: Any) -> Variable:
+    return matmul(other, self)
+
+
+def _v_reshape(self: Variable, *shape: Any) -> Variable:
+    if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
+        shape = tuple(shape[0])
+    return reshape(self, shape)
+
+
+def _v_transpose(self: Variable, *axes: Any) -> Variable:
+    if len(axes) == 0:
+        axes = None
+    elif len(axes) == 1 and (isinstance(axes[0], (tuple, list)) or axes[0] is None):
+        axes = axes[0]
+    return transpose(self, axes)
+
+
+def _v_sum(self: Variable, axis: Any = None, keepdims: bool = False) -> Variable:
+    return sum(self, axis, keepdims)
+
+
+for _name, _method in {
+    "__add__": _v_add, "__radd__": _v_add, "__sub__": _v_sub, "__rsub__": rsub,
+    "__mul__": _v_mul, "__rmul__": _v_mul, "__truediv__": _v_truediv,
+    "__rtruediv__": rdiv, "__neg__": _v_neg, "__pow__": pow, "__rpow__": rpow,
+    "__matmul__": matmul, "__rmatmul__": _v_rmatmul, "__getitem__": get_item,
+    "reshape": _v_reshape, "transpose": _v_transpose, "sum": _v_sum,
+    "T": property(transpose),
+}.items():
+    setattr(Variable, _name, _method)
+del _name, _method

@@ -128,6 +128,12 @@ def elementwise(
     def _backward(self: Function, gy: Variable) -> Variable:
         return gy * derivative(self.inputs[0], self.outputs[0]())
 
+    def _backward_data(self: Function, gy: Any) -> Any:
+        # the same derivative on arrays, for backward without create_graph;
+        # d.data[()] is a NumPy scalar when 0-d (see ops.Mul._backward_data)
+        d = derivative(self.inputs[0], self.outputs[0]())
+        return gy * (d.data[()] if isinstance(d, Variable) else d)
+
     cls = type(
         cls_name or name.capitalize(),
         (Function,),
@@ -136,6 +142,7 @@ def elementwise(
             "__module__": "gradcli.core.functions",
             "forward": _forward,
             "backward": _backward,
+            "_backward_data": _backward_data,
             "op_name": name,
             "taylor_rule": staticmethod(taylor) if taylor else None,
             "ufunc": ufunc,
