@@ -13,7 +13,7 @@ import numpy as np
 
 from ..errors import LimitError, OutOfRangeError, ShapeError
 from .backend import get_array_module
-from .graph import Config, Constant, Function, Variable, _new, _ref, _to_array, as_variable
+from .graph import Constant, Function, Variable, _call1, _link, _new, as_variable
 from .registry import lookup
 
 _ndarray = np.ndarray
@@ -369,10 +369,8 @@ def _is_integer(c: Any) -> bool:
 
 
 def _binop(cls: type[_Binary], ufunc: Any, fpe_op: str, x0: Variable, x1: Variable) -> Variable:
-    """``cls()(x0, x1)`` for the arithmetic operators, without the generic call.
-
-    The same node as ``Function.__call__`` records, built in one frame: this is
-    the innermost loop of every formula. ``fpe_op`` names the operation in
+    """``cls()(x0, x1)`` for the arithmetic operators, without the generic call:
+    the ufunc on two arrays, else ``forward``. ``fpe_op`` names the operation in
     floating-point error messages (see fpe.py).
     """
     f = _new(cls)
@@ -384,28 +382,12 @@ def _binop(cls: type[_Binary], ufunc: Any, fpe_op: str, x0: Variable, x1: Variab
         _broadcast_shape(s0, s1, cls.op_name)
     if type(d0) is _ndarray and type(d1) is _ndarray:
         y = ufunc(d0, d1, out=_OUT)
-        if type(y) is not _ndarray:
-            y = _to_array(y)
     else:
-        y = _to_array(f.forward(d0, d1))
-    out = _new(Variable)
-    out.data = y
-    out.name = None
-    out.grad = None
-    if Config.enable_backprop:
-        gen = x0.generation
-        if x1.generation > gen:
-            gen = x1.generation
-        f.generation = gen
-        f._visit = 0
-        f.inputs = [x0, x1]
-        f.outputs = [_ref(out)]
-        out.creator = f
-        out.generation = gen + 1
-    else:
-        out.creator = None
-        out.generation = 0
-    return out
+        y = f.forward(d0, d1)
+    gen = x0.generation
+    if x1.generation > gen:
+        gen = x1.generation
+    return _link(f, [x0, x1], y, gen)
 
 
 def add(x0: Any, x1: Any) -> Variable:
@@ -441,7 +423,7 @@ def rdiv(x0: Variable, x1: Any) -> Variable:
 
 
 def neg(x: Any) -> Variable:
-    return Neg()(x)
+    return _call1(_new(Neg), x)
 
 
 def pow(x: Any, c: Any) -> Variable:
@@ -451,7 +433,7 @@ def pow(x: Any, c: Any) -> Variable:
         return Pow()(x, c)
     if isinstance(c, np.ndarray) and c.ndim > 0:
         return Pow()(x, _operand(c, x))
-    return Pow(c.item() if hasattr(c, "item") else c)(x)
+    return _call1(Pow(c.item() if hasattr(c, "item") else c), x)
 
 
 def rpow(x: Variable, base: Any) -> Variable:
@@ -489,7 +471,7 @@ class OneMinusSquare(Function):
 
 
 def one_minus_square(x: Any, sign: float = 1.0) -> Variable:
-    return OneMinusSquare(sign)(x)
+    return _call1(OneMinusSquare(sign), x)
 
 
 # --- shapes --------------------------------------------------------------------
@@ -851,7 +833,7 @@ def _v_truediv(self: Variable, other: Any) -> Variable:
 
 
 def _v_neg(self: Variable) -> Variable:
-    return Neg()(self)
+    return _call1(_new(Neg), self)
 
 
 def _v_rmatmul(self: Variable, other: Any) -> Variable:
