@@ -17,12 +17,19 @@ from .core import backend
 from .core.derivatives import grad as core_grad
 from .core.graph import Constant, Variable
 from .core.method import blockwise, sample
-from .errors import GradcliError, LimitError, ReservedNameError, UnknownNameError, UsageError
+from .errors import GradcliError, ReservedNameError, UnknownNameError, UsageError
 from .lang.ast import free_names
-from .lang.evaluate import CONSTANT_ALIASES, CONSTANTS, MAX_ORDER, SPECIAL_FORMS, Evaluator
+from .lang.evaluate import CONSTANT_ALIASES, MAX_ORDER, Evaluator
 from .lang.names import power_meant
 from .record import Record
 from .results import Result
+from .variables import (
+    default_wrt,
+    is_builtin,
+    order_limit,
+    variable_names,
+    variables_of,
+)
 
 if TYPE_CHECKING:
     from .session import Session
@@ -42,12 +49,6 @@ class EvalOptions(Record, mutable=True):
     def wants_derivatives(self) -> bool:
         return self.order > 0 or self.check or self.series is not None
 
-
-def order_limit(what: str, n: int) -> None:
-    """A LimitError for an order past MAX_ORDER (the CLI checks its options
-    before: these are the REPL's words)."""
-    if not 0 <= n <= MAX_ORDER:
-        raise LimitError(f"the {what} {n} is outside 0..{MAX_ORDER}")
 
 
 def evaluate_expression(session: Session, node: Any, options: EvalOptions, res: Result) -> None:
@@ -144,7 +145,7 @@ def _differentiated(session: Session, node: Any, options: EvalOptions) -> bool:
     reads = free_names(node, session.functions)
     if options.wrt is not None and not options.grad:
         return options.wrt in reads
-    return bool(_variable_names(session, reads))
+    return bool(variable_names(session, reads))
 
 
 def check_bindable(name: str, node: Any) -> None:
@@ -286,39 +287,8 @@ def _constant_derivatives(y: Variable, options: EvalOptions, res: Result) -> Non
         res.check = []
 
 
-def default_wrt(session: Session, node: Any) -> str | None:
-    """The only variable written in ``node``, bound or not, not counting
-    constants (``f(x)`` is by x, whatever f's body uses besides its
-    parameter); with none written, the only one the functions it calls use
-    (``g(2)`` with ``g(t) = t*a`` is by a); None when it has none."""
-    through = ""
-    names = _variable_names(session, free_names(node))
-    if not names:
-        names = _variable_names(session, free_names(node, session.functions))
-        through = " through the functions it calls"
-    if len(names) == 1:
-        return names[0]
-    if not names:
-        return None
-    listed = ", ".join(names)
-    raise UsageError.hinted(
-        f"the expression has several variables{through} ({listed}); {{wrt}}")
 
 
-def _variable_names(session: Session, names: list[str]) -> list[str]:
-    return [n for n in names if (n not in CONSTANTS or n in session.values) and n != "ans"]
-
-
-def variables_of(session: Session, node: Any) -> list[str]:
-    """The bound variables ``node`` reads, itself or through its functions."""
-    return [n for n in free_names(node, session.functions)
-            if n in session.values and n != "ans"]
-
-
-def is_builtin(name: str) -> bool:
-    from .core.registry import REGISTRY  # noqa: PLC0415 - filled by the evaluator's import
-
-    return name in REGISTRY or name in SPECIAL_FORMS
 
 
 def _factorial(k: int) -> float:

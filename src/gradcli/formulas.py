@@ -29,7 +29,7 @@ _DIFFERENTIATING = ("diff", "grad")
 
 def unbound(session: Session, node: Any) -> list[str]:
     """The variables ``node`` reads (itself or through its functions) that have no value."""
-    from .expression import is_builtin  # noqa: PLC0415
+    from .variables import is_builtin  # noqa: PLC0415
 
     return [n for n in free_names(node, session.functions)
             if n not in session.values and n not in CONSTANTS and n != "ans"
@@ -46,7 +46,7 @@ def applies(session: Session, node: Any, options: EvalOptions) -> bool:
     """Whether the statement's answer is a formula: it asks for a derivative by
     a variable with no value. For a gradient every variable must have none (a
     gradient half in numbers is no answer); --check and --series want numbers."""
-    from .expression import default_wrt  # noqa: PLC0415
+    from .variables import default_wrt  # noqa: PLC0415
 
     if options.check or options.series is not None:
         return False
@@ -86,8 +86,8 @@ def formula_of(session: Session, node: Any) -> Any:
 
 def evaluate_formulas(session: Session, node: Any, options: EvalOptions, res: Result) -> None:
     """Fill ``res`` with the formulas the statement asks for (see the module)."""
-    from .expression import default_wrt, order_limit  # noqa: PLC0415
     from .formula import derivatives, diff  # noqa: PLC0415
+    from .variables import default_wrt, order_limit  # noqa: PLC0415
 
     order_limit("order", options.order)
     res.kind = "formula"

@@ -29,20 +29,14 @@ from .errors import (
     UsageError,
     worded,
 )
-from .expression import (
-    EvalOptions,
-    check_bindable,
-    evaluate_expression,
-    gradient_statement,
-    is_builtin,
-    order_limit,
-)
+from .expression import EvalOptions, check_bindable, evaluate_expression, gradient_statement
 from .formulas import applies
 from .lang import ast
 from .lang.evaluate import CONSTANTS, Definition, Evaluator
 from .lang.names import is_name
 from .lang.parser import BadStatement, Statement, parse, parse_each
 from .results import Result
+from .variables import is_builtin, order_limit
 
 DTYPES = {"float64": np.float64, "float32": np.float32}
 

@@ -20,6 +20,7 @@ from collections.abc import Iterator
 import numpy as np
 
 from .graph import Function
+from .registry import REGISTRY
 
 NAN_RESULT = "the result is nan"
 INF_RESULT = "the result is infinite"
@@ -54,9 +55,6 @@ def _total(op: str) -> bool:
     """Whether ``op`` is a built-in function of one argument that has a value at
     every real number (exp, sin, tanh: the registry's forward gives no nan at
     any probe), so that a nan it makes came from an infinity, not its domain."""
-    from . import functions  # noqa: F401 - fills the registry; only when wording a warning
-    from .registry import REGISTRY
-
     entry = REGISTRY.get(op)
     if entry is None or entry.kind != "elementwise" or entry.min_args != 1:
         return False

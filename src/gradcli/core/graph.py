@@ -21,7 +21,7 @@ import heapq
 import itertools
 import weakref
 from collections.abc import Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -154,71 +154,29 @@ class Variable:
                     stack.append(x.creator)
                     x.unchain()
 
-    def reshape(self, *shape: Any) -> Variable:
-        if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
-            shape = tuple(shape[0])
-        return reshape(self, shape)
-
-    def transpose(self, *axes: Any) -> Variable:
-        if len(axes) == 0:
-            axes = None
-        elif len(axes) == 1 and (isinstance(axes[0], (tuple, list)) or axes[0] is None):
-            axes = axes[0]
-        return transpose(self, axes)
-
-    @property
-    def T(self) -> Variable:
-        return transpose(self)
-
-    def sum(self, axis: Any = None, keepdims: bool = False) -> Variable:
-        return sum(self, axis, keepdims)
-
-    # Operators are plain methods (no monkeypatching): the functions they call
-    # are bound at the bottom of this module, once ops.py exists.
-    def __add__(self, other: Any) -> Variable:
-        return _binop(Add, _np_add, "'+'", self, _operand(other, self))
-
-    def __radd__(self, other: Any) -> Variable:
-        return _binop(Add, _np_add, "'+'", self, _operand(other, self))
-
-    def __sub__(self, other: Any) -> Variable:
-        return _binop(Sub, _np_sub, "'-'", self, _operand(other, self))
-
-    def __rsub__(self, other: Any) -> Variable:
-        return rsub(self, other)
-
-    def __mul__(self, other: Any) -> Variable:
-        return _binop(Mul, _np_mul, "'*'", self, _operand(other, self))
-
-    def __rmul__(self, other: Any) -> Variable:
-        return _binop(Mul, _np_mul, "'*'", self, _operand(other, self))
-
-    def __truediv__(self, other: Any) -> Variable:
-        return _binop(Div, _np_div, "'/'", self, _operand(other, self))
-
-    def __rtruediv__(self, other: Any) -> Variable:
-        return rdiv(self, other)
-
-    def __neg__(self) -> Variable:
-        return Neg()(self)
+    if TYPE_CHECKING:  # set on the class by ops.py, which sits above this module
+        def reshape(self, *shape: Any) -> Variable: ...
+        def transpose(self, *axes: Any) -> Variable: ...
+        @property
+        def T(self) -> Variable: ...
+        def sum(self, axis: Any = None, keepdims: bool = False) -> Variable: ...
+        def __add__(self, other: Any) -> Variable: ...
+        def __radd__(self, other: Any) -> Variable: ...
+        def __sub__(self, other: Any) -> Variable: ...
+        def __rsub__(self, other: Any) -> Variable: ...
+        def __mul__(self, other: Any) -> Variable: ...
+        def __rmul__(self, other: Any) -> Variable: ...
+        def __truediv__(self, other: Any) -> Variable: ...
+        def __rtruediv__(self, other: Any) -> Variable: ...
+        def __neg__(self) -> Variable: ...
+        def __pow__(self, other: Any) -> Variable: ...
+        def __rpow__(self, other: Any) -> Variable: ...
+        def __matmul__(self, other: Any) -> Variable: ...
+        def __rmatmul__(self, other: Any) -> Variable: ...
+        def __getitem__(self, slices: Any) -> Variable: ...
 
     def __pos__(self) -> Variable:
         return self
-
-    def __pow__(self, other: Any) -> Variable:
-        return pow(self, other)
-
-    def __rpow__(self, other: Any) -> Variable:
-        return rpow(self, other)
-
-    def __matmul__(self, other: Any) -> Variable:
-        return matmul(self, other)
-
-    def __rmatmul__(self, other: Any) -> Variable:
-        return matmul(other, self)
-
-    def __getitem__(self, slices: Any) -> Variable:
-        return get_item(self, slices)
 
 
 class Constant(Variable):
@@ -262,92 +220,14 @@ class Function:
     is: a blockwise Taylor replay calls it with ``out=`` into its own buffers."""
 
     def __call__(self, *inputs: Any) -> Any:
-        # The one- and two-input cases are spelled out: on CPython 3.11 a loop or a
-        # comprehension here costs about as much as the NumPy operation itself for
-        # the scalar case, and so does building a Variable through __init__.
-        n = len(inputs)
-        if n == 1:
-            x = inputs[0]
-            if not isinstance(x, Variable):
-                x = _as_constant(x)
-            ys = self.forward(x.data)
-            if type(ys) is not tuple:
-                # NumPy ufuncs turn 0-d arrays into scalars; outputs are always arrays.
-                out = _new(Variable)
-                out.data = (
-                    ys if type(ys) is _ndarray
-                    else _asarray(ys) if isinstance(ys, _generic)
-                    else _to_array(ys)
-                )
-                out.name = None
-                out.grad = None
-                if Config.enable_backprop:
-                    gen = self.generation = x.generation
-                    self._visit = 0
-                    self.inputs = [x]
-                    self.outputs = [_ref(out)]
-                    out.creator = self
-                    out.generation = gen + 1
-                else:
-                    out.creator = None
-                    out.generation = 0
-                return out
-            gen = x.generation
-            inputs = [x]  # type: ignore[assignment]
-        elif n == 2:
-            x0, x1 = inputs
-            if not isinstance(x0, Variable):
-                x0 = _as_constant(x0)
-            if not isinstance(x1, Variable):
-                x1 = _as_constant(x1)
-            ys = self.forward(x0.data, x1.data)
-            gen = x0.generation
-            if x1.generation > gen:
-                gen = x1.generation
-            if type(ys) is not tuple:
-                out = _new(Variable)
-                out.data = (
-                    ys if type(ys) is _ndarray
-                    else _asarray(ys) if isinstance(ys, _generic)
-                    else _to_array(ys)
-                )
-                out.name = None
-                out.grad = None
-                if Config.enable_backprop:
-                    self.generation = gen
-                    self._visit = 0
-                    self.inputs = [x0, x1]
-                    self.outputs = [_ref(out)]
-                    out.creator = self
-                    out.generation = gen + 1
-                else:
-                    out.creator = None
-                    out.generation = 0
-                return out
-            inputs = [x0, x1]  # type: ignore[assignment]
-        else:
-            inputs = list(inputs)  # type: ignore[assignment]
-            datas = []
-            gen = 0
-            for i, x in enumerate(inputs):
-                if not isinstance(x, Variable):
-                    x = inputs[i] = _as_constant(x)  # type: ignore[index]
-                datas.append(x.data)
-                if x.generation > gen:
-                    gen = x.generation
-            ys = self.forward(*datas)
-            if type(ys) is not tuple:
-                ys = (ys,)
-        outputs = [Variable(_to_array(y)) for y in ys]
-        if Config.enable_backprop:
-            self.generation = gen
-            self._visit = 0
-            for out in outputs:
-                out.creator = self
-                out.generation = gen + 1
-            self.inputs = inputs
-            self.outputs = [_ref(out) for out in outputs]
-        return outputs if len(outputs) > 1 else outputs[0]
+        if len(inputs) == 1:
+            return _call1(self, inputs[0])
+        xs = [x if isinstance(x, Variable) else _as_constant(x) for x in inputs]
+        ys = self.forward(*[x.data for x in xs])
+        gen = max([x.generation for x in xs], default=0)
+        if type(ys) is not tuple:
+            return _link(self, xs, ys, gen)
+        return _link_all(self, xs, ys, gen)
 
     def forward(self, *xs: Any) -> Any:
         raise NotImplementedError()
@@ -362,6 +242,56 @@ _ndarray = np.ndarray
 _generic = np.generic
 _asarray = np.asarray
 _epoch = itertools.count(1).__next__
+
+
+def _link(f: Function, inputs: list[Variable], y: Any, gen: int) -> Variable:
+    """The output Variable of ``f`` holding ``y``, linked into the graph as the
+    output of ``f`` over ``inputs`` (whose highest generation is ``gen``) while
+    backprop is enabled; ``f``'s only output (a second call replaces the first).
+
+    Every Function call and operator ends here: it is the innermost loop of every
+    formula, so it builds the Variable without __init__'s checks.
+    """
+    out = _new(Variable)
+    # NumPy ufuncs turn 0-d arrays into scalars; outputs are always arrays.
+    out.data = (
+        y if type(y) is _ndarray
+        else _asarray(y) if isinstance(y, _generic)
+        else _to_array(y)
+    )
+    out.name = None
+    out.grad = None
+    if Config.enable_backprop:
+        f.generation = gen
+        f._visit = 0
+        f.inputs = inputs
+        f.outputs = [_ref(out)]
+        out.creator = f
+        out.generation = gen + 1
+    else:
+        out.creator = None
+        out.generation = 0
+    return out
+
+
+def _link_all(f: Function, inputs: list[Variable], ys: tuple[Any, ...], gen: int) -> Any:
+    """``_link`` for a Function of several outputs: a list of them (one: itself)."""
+    outputs = [_link(f, inputs, y, gen) for y in ys]
+    if Config.enable_backprop:
+        f.outputs = [_ref(out) for out in outputs]
+    return outputs if len(outputs) > 1 else outputs[0]
+
+
+def _call1(f: Function, x: Any) -> Variable:
+    """``f(x)`` for a Function of one input and one output: what ``__call__`` does,
+    one call shorter (the built-ins call it with a Function made by ``_new``, not
+    through ``type.__call__``: together a fifth of a scalar sin's time)."""
+    if not isinstance(x, Variable):
+        x = _as_constant(x)
+    ys = f.forward(x.data)
+    if type(ys) is not tuple:
+        return _link(f, [x], ys, x.generation)
+    return _link_all(f, [x], ys, x.generation)
 
 
 def _variable(data: Any) -> Variable:
@@ -447,38 +377,17 @@ def _fast_backward_for(cls: type) -> Any:
     """The array-level backward of ``cls``, or None to call its ``backward``.
 
     A class gets the fast path only when the class that defines its ``backward``
-    also defines ``_backward_data`` (the same derivative on arrays), or when it
-    is an elementwise built-in of the registry, whose backward is by
-    construction ``gy * derivative(x, y)``. A user's subclass that overrides
-    ``backward`` is always called as written.
+    also defines ``_backward_data`` (the same derivative on arrays; the
+    registry's elementwise classes carry theirs). A user's subclass that
+    overrides ``backward`` is always called as written.
     """
     fast = None
     for klass in cls.__mro__:
         if "backward" in klass.__dict__:
             fast = klass.__dict__.get("_backward_data")
-            if fast is None:
-                fast = _registry_backward_data(klass)
             break
     _FAST[cls] = fast
     return fast
-
-
-def _registry_backward_data(klass: type) -> Any:
-    from .registry import REGISTRY  # noqa: PLC0415 - registry imports this module
-
-    for entry in REGISTRY.values():
-        if entry.function is klass and entry.kind == "elementwise" and entry.derivative:
-            return _elementwise_backward_data(entry.derivative)
-    return None
-
-
-def _elementwise_backward_data(derivative: Any) -> Any:
-    def _backward_data(self: Function, gy: Any) -> Any:
-        d = derivative(self.inputs[0], self.outputs[0]())
-        # d.data[()]: a NumPy scalar when 0-d (see ops.Mul._backward_data)
-        return gy * (d.data[()] if isinstance(d, Variable) else d)
-
-    return _backward_data
 
 
 def _call_backward(f: Function, gys: list[Any]) -> tuple[Any, ...]:
@@ -613,28 +522,3 @@ def _backward_data(y: Variable, retain_grad: bool) -> None:
         if not heap:
             break
         f = pop(heap)[2]
-
-
-# Bound last: ops.py builds on Variable and Function above.
-from .ops import (  # noqa: E402
-    Add,
-    Div,
-    Mul,
-    Neg,
-    Sub,
-    _binop,
-    _np_add,
-    _np_div,
-    _np_mul,
-    _np_sub,
-    _operand,
-    get_item,
-    matmul,
-    pow,
-    rdiv,
-    reshape,
-    rpow,
-    rsub,
-    sum,
-    transpose,
-)

@@ -13,7 +13,8 @@ import numpy as np
 
 from ..errors import LimitError, OutOfRangeError, ShapeError
 from .backend import get_array_module
-from .graph import Config, Constant, Function, Variable, _new, _ref, _to_array, as_variable
+from .graph import Constant, Function, Variable, _call1, _link, _new, as_variable
+from .registry import lookup
 
 _ndarray = np.ndarray
 
@@ -324,8 +325,7 @@ class Pow(Function):
         gx0 = None if type(x0) is Constant else gy * x1 * x0 ** (x1 - 1)
         gx1 = None
         if type(x1) is not Constant:
-            from .functions import log  # noqa: PLC0415 - functions imports ops
-
+            log = lookup("log").call  # registered by functions.py, above this module
             # d(x0**x1)/dx1 = x0**x1 * log(x0), which is 0 where x0 is 0 (the
             # power vanishes faster than log); shifting those zeros to 1 keeps
             # log finite and the product exactly 0, still in core operations.
@@ -369,10 +369,8 @@ def _is_integer(c: Any) -> bool:
 
 
 def _binop(cls: type[_Binary], ufunc: Any, fpe_op: str, x0: Variable, x1: Variable) -> Variable:
-    """``cls()(x0, x1)`` for the arithmetic operators, without the generic call.
-
-    The same node as ``Function.__call__`` records, built in one frame: this is
-    the innermost loop of every formula. ``fpe_op`` names the operation in
+    """``cls()(x0, x1)`` for the arithmetic operators, without the generic call:
+    the ufunc on two arrays, else ``forward``. ``fpe_op`` names the operation in
     floating-point error messages (see fpe.py).
     """
     f = _new(cls)
@@ -384,28 +382,12 @@ def _binop(cls: type[_Binary], ufunc: Any, fpe_op: str, x0: Variable, x1: Variab
         _broadcast_shape(s0, s1, cls.op_name)
     if type(d0) is _ndarray and type(d1) is _ndarray:
         y = ufunc(d0, d1, out=_OUT)
-        if type(y) is not _ndarray:
-            y = _to_array(y)
     else:
-        y = _to_array(f.forward(d0, d1))
-    out = _new(Variable)
-    out.data = y
-    out.name = None
-    out.grad = None
-    if Config.enable_backprop:
-        gen = x0.generation
-        if x1.generation > gen:
-            gen = x1.generation
-        f.generation = gen
-        f._visit = 0
-        f.inputs = [x0, x1]
-        f.outputs = [_ref(out)]
-        out.creator = f
-        out.generation = gen + 1
-    else:
-        out.creator = None
-        out.generation = 0
-    return out
+        y = f.forward(d0, d1)
+    gen = x0.generation
+    if x1.generation > gen:
+        gen = x1.generation
+    return _link(f, [x0, x1], y, gen)
 
 
 def add(x0: Any, x1: Any) -> Variable:
@@ -441,7 +423,7 @@ def rdiv(x0: Variable, x1: Any) -> Variable:
 
 
 def neg(x: Any) -> Variable:
-    return Neg()(x)
+    return _call1(_new(Neg), x)
 
 
 def pow(x: Any, c: Any) -> Variable:
@@ -451,7 +433,7 @@ def pow(x: Any, c: Any) -> Variable:
         return Pow()(x, c)
     if isinstance(c, np.ndarray) and c.ndim > 0:
         return Pow()(x, _operand(c, x))
-    return Pow(c.item() if hasattr(c, "item") else c)(x)
+    return _call1(Pow(c.item() if hasattr(c, "item") else c), x)
 
 
 def rpow(x: Variable, base: Any) -> Variable:
@@ -489,7 +471,7 @@ class OneMinusSquare(Function):
 
 
 def one_minus_square(x: Any, sign: float = 1.0) -> Variable:
-    return OneMinusSquare(sign)(x)
+    return _call1(OneMinusSquare(sign), x)
 
 
 # --- shapes --------------------------------------------------------------------
@@ -827,3 +809,62 @@ def mean(x: Any, axis: Any = None, keepdims: bool = False) -> Variable:
     if n == 0 and y.size:  # as max and min; NumPy says nan with a RuntimeWarning
         raise ShapeError("mean of an empty array")
     return y / n if n else y
+
+
+# --- Variable's operators -------------------------------------------------------
+# Set on the class here, beside the operations they call: graph.py, which defines
+# Variable, sits below this module and imports none of it.
+
+
+def _v_add(self: Variable, other: Any) -> Variable:
+    return _binop(Add, _np_add, "'+'", self, _operand(other, self))
+
+
+def _v_sub(self: Variable, other: Any) -> Variable:
+    return _binop(Sub, _np_sub, "'-'", self, _operand(other, self))
+
+
+def _v_mul(self: Variable, other: Any) -> Variable:
+    return _binop(Mul, _np_mul, "'*'", self, _operand(other, self))
+
+
+def _v_truediv(self: Variable, other: Any) -> Variable:
+    return _binop(Div, _np_div, "'/'", self, _operand(other, self))
+
+
+def _v_neg(self: Variable) -> Variable:
+    return _call1(_new(Neg), self)
+
+
+def _v_rmatmul(self: Variable, other: Any) -> Variable:
+    return matmul(other, self)
+
+
+def _v_reshape(self: Variable, *shape: Any) -> Variable:
+    if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
+        shape = tuple(shape[0])
+    return reshape(self, shape)
+
+
+def _v_transpose(self: Variable, *axes: Any) -> Variable:
+    if len(axes) == 0:
+        axes = None
+    elif len(axes) == 1 and (isinstance(axes[0], (tuple, list)) or axes[0] is None):
+        axes = axes[0]
+    return transpose(self, axes)
+
+
+def _v_sum(self: Variable, axis: Any = None, keepdims: bool = False) -> Variable:
+    return sum(self, axis, keepdims)
+
+
+for _name, _method in {
+    "__add__": _v_add, "__radd__": _v_add, "__sub__": _v_sub, "__rsub__": rsub,
+    "__mul__": _v_mul, "__rmul__": _v_mul, "__truediv__": _v_truediv,
+    "__rtruediv__": rdiv, "__neg__": _v_neg, "__pow__": pow, "__rpow__": rpow,
+    "__matmul__": matmul, "__rmatmul__": _v_rmatmul, "__getitem__": get_item,
+    "reshape": _v_reshape, "transpose": _v_transpose, "sum": _v_sum,
+    "T": property(transpose),
+}.items():
+    setattr(Variable, _name, _method)
+del _name, _method

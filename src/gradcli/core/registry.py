@@ -19,7 +19,7 @@ import numpy as np
 from ..errors import ArityError, UnknownNameError
 from ..record import Record
 from .backend import get_array_module
-from .graph import Function, Variable
+from .graph import Function, Variable, _call1, _new
 
 
 class Builtin(Record):
@@ -140,6 +140,12 @@ def elementwise(
     def _backward(self: Function, gy: Variable) -> Variable:
         return gy * derivative(self.inputs[0], self.outputs[0]())
 
+    def _backward_data(self: Function, gy: Any) -> Any:
+        # the same derivative on arrays, for backward without create_graph;
+        # d.data[()] is a NumPy scalar when 0-d (see ops.Mul._backward_data)
+        d = derivative(self.inputs[0], self.outputs[0]())
+        return gy * (d.data[()] if isinstance(d, Variable) else d)
+
     cls = type(
         cls_name or name.capitalize(),
         (Function,),
@@ -148,6 +154,7 @@ def elementwise(
             "__module__": "gradcli.core.functions",
             "forward": _forward,
             "backward": _backward,
+            "_backward_data": _backward_data,
             "op_name": name,
             "taylor_rule": staticmethod(taylor) if taylor else None,
             "ufunc": ufunc,
@@ -157,7 +164,7 @@ def elementwise(
     def wrapper(x: Any) -> Variable:
         if not isinstance(x, Variable) and hasattr(x, "__gradcli_call__"):
             return x.__gradcli_call__(name)  # a formula: the call, as a formula
-        return cls()(x)
+        return _call1(_new(cls), x)  # cls()(x), one call shorter: cls has no __init__
 
     wrapper.__name__ = wrapper.__qualname__ = name
     wrapper.__doc__ = doc

@@ -58,9 +58,8 @@ class Expr:
         return self._hash
 
     def __repr__(self) -> str:
-        from .printing import plain  # noqa: PLC0415 - printing imports this module
-
-        return f"Formula({plain(self)!r})"
+        # structural: printing.plain gives the text (and imports this module)
+        return f"{type(self).__name__}{self.key!r}"
 
     # --- the operators the registry's derivative rules use ---------------------
     def __add__(self, other: Any) -> Expr:

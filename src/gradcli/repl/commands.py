@@ -302,9 +302,9 @@ class Shell:
 
     def cmd_curve(self, args: str, text: str, first_line: int, offset: int) -> None:
         from ..curves import DEFAULT_POINTS, sample_curves, session_evaluator, session_number
-        from ..expression import default_wrt
         from ..lang.parser import parse
         from ..lang.ranges import over_range
+        from ..variables import default_wrt
 
         expr, ends, order = _split_curve(args, first_line, offset)
         if not expr.strip():
@@ -356,7 +356,7 @@ def _split_order(args: str, default: int, first_line: int = 1,
     if not (value >= 0 and value.is_integer()):
         raise UsageError(f"the order must be a whole number from 0, not {m.group(1)}").at(
             first_line, offset + 1)
-    from ..expression import order_limit  # noqa: PLC0415 - loaded with the session
+    from ..variables import order_limit  # noqa: PLC0415 - loaded with the session
 
     try:
         order_limit("order", int(value))
