@@ -66,6 +66,15 @@ def test_the_readme_links_every_page_of_the_docs():
         assert f"(docs/{page.name})" in readme, page.name
 
 
+def test_every_relative_link_of_the_readme_and_docs_names_a_file_there():
+    link = re.compile(r"\]\(([^)#\s]+)(?:#[^)]*)?\)")
+    for page in PAGES:
+        for target in link.findall(page.read_text(encoding="utf-8")):
+            if "://" in target:
+                continue
+            assert (page.parent / target).exists(), f"{page.name}: {target}"
+
+
 def test_no_page_cites_a_spec_outside_the_repository():
     for page in PAGES:
         assert "SPEC.md" not in page.read_text(encoding="utf-8"), page.name
