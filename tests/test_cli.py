@@ -159,6 +159,45 @@ def test_help_as_a_command_shows_the_help():
         "Error: no help for 'nope'; the commands are eval, plot and repl\n")
 
 
+def test_options_and_statements_mix_and_options_are_never_abbreviated():
+    mixed, abbreviated, negative = gradcli_all(
+        ("eval", "1+1", "--format", "plain", "2+2"), ("eval", "--or", "1", "x"),
+        ("eval", "x", "-1", "--at", "x=2", "--order", "1"))
+    assert (mixed.returncode, mixed.stdout) == (0, "2\n4\n")
+    assert (abbreviated.returncode, abbreviated.stdout) == (2, "")
+    assert abbreviated.stderr.endswith("Error: No such option: --or "
+                                       "(Possible options: --color, --order, --wrt)\n")
+    # a negative number is no option (argparse's rule): it is a statement
+    assert (negative.returncode, negative.stdout) == (0, "2\n1\n-1\n0\n")
+
+
+def test_usage_errors_say_so_on_stderr_only_with_status_2():
+    procs = gradcli_all(("eval", "x", "--order"), ("eval", "--grad=1", "x"), ("plot", "x"),
+                        ("plot", "-o", "g.dot"), ("plot", "a", "b", "-o", "g.dot"),
+                        ("repl", "--bogus"), ("repl", "extra"), ("eval", "--digits", "1e3"),
+                        ("eval", "--order", "9" * 5000, "x"), ("--version", "extra"))
+    for proc in procs:
+        assert (proc.returncode, proc.stdout) == (2, ""), proc.args
+        assert proc.stderr.startswith("Usage: gradcli") and "\nError: " in proc.stderr
+        no_traceback(proc)
+    assert "'--order': expected at most 1000" in procs[-2].stderr
+
+
+def test_every_example_in_the_help_runs(tmp_path):
+    texts = gradcli_all(("--help",), ("eval", "--help"), ("plot", "--help"),
+                        ("repl", "--help"))
+    examples = [line.strip() for proc in texts
+                for line in proc.stdout.split("Examples:\n", 1)[1].splitlines()]
+    assert len(examples) >= 12 and all("gradcli " in e for e in examples)
+    env = dict(os.environ, PATH=f"{Path(GRADCLI).parent}{os.pathsep}{os.environ['PATH']}")
+    for example in examples:
+        proc = subprocess.run(["sh", "-c", example], cwd=tmp_path, env=env, input="",
+                              capture_output=True, text=True, timeout=60)
+        assert proc.returncode == 0, (example, proc.stderr)
+        if example != "gradcli repl":  # which reads an empty standard input
+            assert proc.stdout or "written to" in proc.stderr, example
+
+
 def test_json_matches_the_spec_example():
     proc = gradcli("eval", "x**4 - 2*x**2", "--at", "x=2", "--order", "2", "--check",
                    "--format", "json")
@@ -355,6 +394,59 @@ def test_a_stray_bracket_in_a_script_costs_only_its_own_statement():
                                 "line": 2, "column": 5}
     assert objs[3]["value"] == 4.0
     assert proc.returncode == 2
+
+
+def test_a_parse_error_in_an_open_bracket_costs_only_its_line():
+    # '(1 +* 2' took 'k = 42' and 'k' into its one error, in eval - and the piped REPL
+    script = "(1 +* 2\nk = 42\nk\n"
+    evals, repl = gradcli_all({"args": ("eval", "-"), "stdin": script},
+                              {"args": ("repl",), "stdin": script})
+    for proc in (evals, repl):
+        assert (proc.returncode, proc.stdout) == (2, "42\n"), proc.stderr
+        assert proc.stderr.startswith(
+            "error: unexpected '*', expected an expression (line 1, column 5)")
+
+
+@pytest.mark.parametrize("lines", [
+    ["(" * 257 + "1"],  # nested past the parser's limit, never closed
+    ["(" * 200, "(" * 100],  # the same, over two lines
+    ["((", "x+" * 125_000 + "x"],  # a statement past 200,000 characters inside
+], ids=["deep", "deep-over-lines", "long-inside"])
+def test_a_bracket_that_runs_into_a_limit_costs_only_its_own_lines(lines):
+    script = "\n".join(["k = 42", *lines, "k"]) + "\n"
+    evals, repl = gradcli_all({"args": ("eval", "-"), "stdin": script},
+                              {"args": ("repl",), "stdin": script})
+    for proc in (evals, repl):
+        assert proc.returncode == 2 and proc.stdout == "42\n", proc.stderr[:500]
+        assert "(line 2, column" in proc.stderr
+        no_traceback(proc)
+
+
+def test_a_line_past_ten_million_characters_is_an_error_at_its_own_line():
+    # it took its neighbours with it, and was reported at line 1
+    script = "k = 42\n" + "x+" * 5_000_000 + "x\nk\n"
+    plain, as_json, repl = gradcli_all(
+        {"args": ("eval", "-"), "stdin": script},
+        {"args": ("eval", "-", "--format", "json"), "stdin": script},
+        {"args": ("repl",), "stdin": script})
+    for proc in (plain, repl):
+        assert (proc.returncode, proc.stdout) == (2, "42\n")
+        assert proc.stderr.startswith(
+            "error: line longer than 10,000,000 characters (line 2, column 10000001)")
+    objs = json_lines(as_json.stdout)
+    assert [o.get("value") for o in objs] == [42.0, None, 42.0]
+    assert objs[1]["error"]["line"] == 2 and objs[1]["input"] == "x+" * 100
+
+
+def test_a_piped_repl_takes_bare_quit_and_exit_for_names():
+    # `quit` silently ended the script: k never printed, and the status was 0
+    quits, bound = gradcli_all({"args": ("repl",), "stdin": "k = 42\nquit\nk\n:quit\nk\n"},
+                               {"args": ("repl",), "stdin": "exit = 3\nexit\n"})
+    assert (quits.returncode, quits.stdout) == (1, "42\n")
+    assert quits.stderr.splitlines() == [
+        "error: unknown name 'quit'; to leave the REPL, type :quit (line 2, column 1)",
+        "  quit", "  ^"]
+    assert (bound.returncode, bound.stdout, bound.stderr) == (0, "3\n", "")
 
 
 def test_stdin_results_stream_before_end_of_input():
