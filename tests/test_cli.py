@@ -687,6 +687,40 @@ def test_plot_writes_a_dot_file(tmp_path):
     assert bad.returncode == 1 and "did you mean sin" in bad.stderr
 
 
+def test_plot_file_names_are_read_as_a_shell_reads_them(tmp_path):
+    # :plot took '"unterminated.png' and '"two" "files.png"' for names, echoed an
+    # ESC raw, failed with an internal error on a NUL byte, and expanded ~ when
+    # plot -o did not: a quoted ~ is now a ~ in both, as in a shell
+    (tmp_path / "~").mkdir()
+    script = ('x = 2\n:plot x "my graph.dot"\n:plot x "unterminated.dot\n'
+              ':plot x "two" "files.dot"\n:plot x a\x1bb.dot\n:plot x a\x00b.dot\n'
+              ':plot x ~/home.dot\n:plot x "~/quoted.dot"\n')
+    env = {"HOME": str(tmp_path / "home")}
+    (tmp_path / "home").mkdir()
+    repl = subprocess.run([GRADCLI, "repl"], input=script, capture_output=True, text=True,
+                          timeout=60, cwd=tmp_path, env={**os.environ, **env})
+    cli = subprocess.run([GRADCLI, "plot", "x", "--at", "x=2", "-o", "~/cli.dot"],
+                         capture_output=True, text=True, timeout=60, cwd=tmp_path)
+    escape = subprocess.run([GRADCLI, "plot", "x", "--at", "x=2", "-o", "a\x1bb.dot"],
+                            capture_output=True, text=True, timeout=60, cwd=tmp_path)
+    assert cli.returncode == 0, cli.stderr
+    assert sorted(p.name for p in tmp_path.rglob("*.dot")) == [
+        "cli.dot", "home.dot", "my graph.dot", "quoted.dot"]
+    assert (tmp_path / "home" / "home.dot").exists() and (tmp_path / "~" / "quoted.dot").exists()
+    errors = [line for line in repl.stderr.splitlines() if line.startswith("error:")]
+    assert errors == [
+        "error: the file name has a quote that is never closed (line 3)",
+        "error: unexpected character '\"' (line 4, column 9)",
+        "error: the file name has a control character, \\x1b, at position 2: "
+        "'a\\x1bb.dot' (line 5)",
+        "error: the file name has a control character, \\x00, at position 2: "
+        "'a\\x00b.dot' (line 6)",
+    ]
+    assert "\x1b" not in repl.stderr + escape.stderr and "internal" not in repl.stderr
+    assert (escape.returncode, escape.stdout) == (2, "")
+    assert "Invalid value for '--output': the file name has a control character" in escape.stderr
+
+
 def _imports(*args: str) -> tuple[subprocess.CompletedProcess[str], set[str]]:
     proc = subprocess.run([sys.executable, "-X", "importtime", GRADCLI, *args],
                           capture_output=True, text=True, timeout=60)

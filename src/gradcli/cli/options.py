@@ -110,6 +110,19 @@ def variable(option: str) -> Callable[[str], str]:
     return convert
 
 
+def file_name(option: str) -> Callable[[str], str]:
+    def convert(text: str) -> str:
+        from ..errors import GradcliError
+        from ..lang.reader import check_file_name  # the same rule as the REPL's :plot
+
+        try:
+            return check_file_name(text)
+        except GradcliError as err:
+            raise UsageProblem(err.message, option) from None
+
+    return convert
+
+
 def _choices(values: tuple[str, ...]) -> str:
     return "{" + ",".join(values) + "}"
 
@@ -216,7 +229,7 @@ def eval_parser() -> Parser:
 def plot_parser() -> Parser:
     p = Parser("plot", "[OPTIONS] EXPR", "  " + COMMANDS["plot"])
     p.arguments.add_argument("expr", nargs="*", metavar="EXPR", help="The expression to draw.")
-    p.option("-o", "--output", required=True, metavar="FILE",
+    p.option("-o", "--output", required=True, metavar="FILE", type=file_name("--output"),
              help="The file to write: .png, .svg, .pdf or .dot.")
     _at_option(p, "Bind variables first, as for eval.")
     p.option("--order", type=whole("--order", 0, MAX_ORDER), default=0, metavar="N",

@@ -11,7 +11,6 @@ from __future__ import annotations
 import copy
 import difflib
 import math
-import os
 import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
@@ -48,7 +47,6 @@ KEYS = [
 ]
 # those whose usage is their bare name
 _NO_ARGUMENTS = {name for name, (usage, _) in COMMANDS.items() if usage == name}
-_QUOTED_FILE = re.compile(r"""(?:^|\s)(["'])(.*)\1\s*$""")  # the language has no strings
 # the optional N of :d and :plot, and what was meant as one: -1, 1.5, 1e3
 _NUMBER_TEXT = r"-?[\d.]+(?:[eE][+-]?\d+)?"
 _ORDER = re.compile(rf"({_NUMBER_TEXT})\s+(?=\S)")
@@ -229,20 +227,18 @@ class Shell:
                 self.show([r], text, first_line, offset)
 
     def cmd_plot(self, args: str, text: str, first_line: int, offset: int) -> None:
+        from ..lang.reader import split_file_name  # noqa: PLC0415
         from ..render.graph import graph_format, write_graph  # noqa: PLC0415
 
-        quoted = _QUOTED_FILE.search(args)  # "my graph.png": a name with spaces
-        parts = [args[:quoted.start()], quoted.group(2)] if quoted else args.rsplit(None, 1)
+        # FILE is read as a shell reads a word: "my graph.png", ~/g.png
+        spec, path = split_file_name(args) if args.strip() else ("", "")
         # `:plot 1 sum(v^2)`: an order and an expression, the FILE left out (as
         # for :d, a number alone is not taken for the expression: `:plot 0 2 g.dot`)
-        if len(parts) < 2 or not parts[0].strip() or not parts[1] \
-                or _NUMBER.fullmatch(parts[0].strip()):
+        if not spec.strip() or _NUMBER.fullmatch(spec.strip()):
             raise UsageError(
                 "usage: :plot [N] EXPR FILE, as in :plot 2 x**4 - 2*x**2 graph.png"
             )
-        spec, file = parts
         order, expr, skip = _split_order(spec, 0, first_line, offset)
-        path = os.path.expanduser(file)
         graph_format(path)  # a bad extension fails before any work
         session = self.session
         try:
