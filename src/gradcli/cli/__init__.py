@@ -14,7 +14,8 @@ table format, prompt_toolkit only for the REPL, Graphviz only for ``plot``.
 from __future__ import annotations
 
 from .input import UsageProblem, split_at
-from .main import main, run
+from .main import run
 from .options import MAX_ORDER
 
-__all__ = ["MAX_ORDER", "UsageProblem", "main", "run", "split_at"]
+# (gradcli.cli.main stays the module: the console script calls main.main)
+__all__ = ["MAX_ORDER", "UsageProblem", "run", "split_at"]
