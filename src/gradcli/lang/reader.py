@@ -28,9 +28,9 @@ from __future__ import annotations
 import codecs
 import os
 import re
-from collections import deque
+from collections import deque, namedtuple
 from collections.abc import Iterator
-from typing import IO, Any, NamedTuple
+from typing import IO, Any
 
 from ..errors import GradcliError, UsageError
 from .parser import MAX_INPUT, ParseLimitError
@@ -44,16 +44,24 @@ without waiting for more, so a file comes in large batches and a slow
 producer's lines one at a time, each run as soon as it arrives."""
 
 
-class Input(NamedTuple):
-    """One input: whole lines that belong together, to be parsed on their own."""
+class Input(namedtuple("Input", ["text", "line", "closed", "error"], defaults=(True, None))):
+    """One input: whole lines that belong together, to be parsed on their own.
 
-    text: str  # its lines joined with "\n" (no final newline)
-    line: int  # the 1-based number of its first line in the stream
-    closed: bool = True  # False: it leaves a bracket open, and fails there
-    error: GradcliError | None = None  # refused by the reader itself (a line too long)
+    text: its lines joined with "\\n" (no final newline); line: the 1-based
+    number of its first line in the stream; closed: False when it leaves a
+    bracket open, and fails there; error: a GradcliError when the reader
+    itself refused it (a line too long), else None. (collections.namedtuple,
+    not typing.NamedTuple, whose string annotations cost a compile each.)"""
+
+    __slots__ = ()
+
+    text: str
+    line: int
+    closed: bool
+    error: GradcliError | None
 
 
-_BRACKET = re.compile(r"[()\[\]]")
+_BRACKET = r"[()\[\]]"  # re caches what it compiles: compiled on first use, not at import
 
 
 def bracket_summary(line: str) -> tuple[int, int]:
@@ -69,7 +77,7 @@ def bracket_summary(line: str) -> tuple[int, int]:
     if not opens:
         return closes, 0
     depth = low = 0
-    for m in _BRACKET.finditer(code):
+    for m in re.finditer(_BRACKET, code):
         if m.group() in "([":
             depth += 1
         else:
@@ -281,8 +289,8 @@ def read_inputs(stream: IO[str] | None, first_line: int = 1) -> Iterator[list[In
 # A file name at the end of a command's words (the REPL's :plot)
 
 
-_BLANKS = re.compile(r"\s+")
-_SHELL = re.compile(r"[\\'\"]")
+_BLANKS = r"\s+"
+_SHELL = r"[\\'\"]"
 
 
 def split_file_name(args: str) -> tuple[str, str]:
@@ -298,19 +306,19 @@ def split_file_name(args: str) -> tuple[str, str]:
 
     body = args.rstrip()
     # where a word may start: after blanks that no backslash escapes
-    starts = [0] + [m.end() for m in _BLANKS.finditer(body)
+    starts = [0] + [m.end() for m in re.finditer(_BLANKS, body)
                     if body[m.start() - 1:m.start()] != "\\"]
     for start in starts[:-65:-1]:  # from the right: the last that reads as one word
         suffix = body[start:]
         try:
-            words = shlex.split(suffix) if _SHELL.search(suffix) else suffix.split()
+            words = shlex.split(suffix) if re.search(_SHELL, suffix) else suffix.split()
         except ValueError:  # a quote never closed
             continue
         if len(words) == 1:
             name = words[0]
             break
     else:
-        raise UsageError("the file name has a quote that is never closed" if _SHELL.search(body)
+        raise UsageError("the file name has a quote that is never closed" if re.search(_SHELL, body)
                          else "no file name")
     check_file_name(name)
     if body[start:].startswith("~"):
