@@ -171,7 +171,7 @@ def run(argv: list[str] | None = None) -> NoReturn:
     if sys.stdout is None:  # closed (`>&-`): the output cannot be written, as with echo
         sys.stdout = _ClosedOutput()
     if sys.stderr is None:  # nowhere to say anything: say nothing
-        sys.stderr = open(os.devnull, "w")  # noqa: SIM115 - for the life of the process
+        sys.stderr = open(os.devnull, "w")
     code: int
     try:
         code = dispatch(args)
@@ -184,7 +184,7 @@ def run(argv: list[str] | None = None) -> NoReturn:
         code = 1
     except OSError as exc:  # a full disk (> /dev/full), an I/O error: ours to word
         code = _cannot_write(exc)
-    except Exception as exc:  # noqa: BLE001 - the one place that catches everything
+    except Exception as exc:
         sys.stderr.write(
             f"error: internal error ({type(exc).__name__}: {exc}); please report it\n"
         )

@@ -54,7 +54,7 @@ def main(dtype: str = "float64", device: str = "cpu", method: str = "auto") -> i
     if _isatty(sys.stdout):
         return run_interactive(loader)
     if _isatty(sys.stderr):  # `gradcli repl > file`: prompts on stderr, results to the file
-        from prompt_toolkit.output import create_output  # noqa: PLC0415
+        from prompt_toolkit.output import create_output
 
         return run_interactive(loader, output=create_output(stdout=sys.stderr),
                                display=PlainDisplay())
@@ -81,7 +81,7 @@ def run_plain(loader: SessionLoader, stdin: IO[str], display: Any = None) -> int
 
 
 def _read_lines(shell: Shell, stdin: IO[str]) -> None:
-    from ..lang.reader import read_inputs  # noqa: PLC0415
+    from ..lang.reader import read_inputs
 
     for batch in read_inputs(stdin):
         for item in batch:
@@ -112,13 +112,13 @@ def _leaves(shell: Shell, text: str, first_line: int) -> bool:
 def make_prompt_session(loader: SessionLoader, *, history: Any = None, input: Any = None,
                         output: Any = None) -> Any:
     """The PromptSession with every feature of the REPL (kept apart for tests)."""
-    from prompt_toolkit import PromptSession  # noqa: PLC0415
-    from prompt_toolkit.auto_suggest import AutoSuggestFromHistory  # noqa: PLC0415
-    from prompt_toolkit.layout.processors import HighlightMatchingBracketProcessor  # noqa: PLC0415
+    from prompt_toolkit import PromptSession
+    from prompt_toolkit.auto_suggest import AutoSuggestFromHistory
+    from prompt_toolkit.layout.processors import HighlightMatchingBracketProcessor
 
-    from .completer import GradcliCompleter  # noqa: PLC0415
-    from .keys import make_key_bindings  # noqa: PLC0415
-    from .lexer import STYLE, GradcliLexer  # noqa: PLC0415
+    from .completer import GradcliCompleter
+    from .keys import make_key_bindings
+    from .lexer import STYLE, GradcliLexer
 
     return PromptSession(
         message=PROMPT,
@@ -144,10 +144,10 @@ def run_interactive(loader: SessionLoader, *, history: Any = None, input: Any = 
     """The prompt loop; 0 when the user leaves with Ctrl-D or :quit."""
     warning = None
     if history is None:
-        from .history import make_history  # noqa: PLC0415
+        from .history import make_history
 
         history, warning = make_history()
-    from prompt_toolkit.utils import is_dumb_terminal  # noqa: PLC0415
+    from prompt_toolkit.utils import is_dumb_terminal
 
     display = display or RichDisplay()
     prompt = make_prompt_session(loader, history=history, input=input, output=output)
