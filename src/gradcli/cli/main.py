@@ -13,6 +13,7 @@ Exit status: 0 ok, 1 math or evaluation error, 2 usage or parse error,
 
 from __future__ import annotations
 
+import argparse
 import errno
 import io
 import os
@@ -22,7 +23,7 @@ from typing import NoReturn
 from .. import __version__
 from ..pipes import silence_stdout
 from ..render.output import isatty
-from . import options
+from . import commands, options
 from .input import UsageProblem
 
 DASH_HINT = "An expression that starts with '-' goes after '--': gradcli {command} " \
@@ -33,9 +34,7 @@ def dispatch(args: list[str]) -> int:
     """Run one command line (without the program's name); the exit status."""
     if not args or args == ["--"]:
         if isatty(sys.stdin):
-            from .commands import run_repl
-
-            return run_repl()
+            return commands.run_repl()
         return run_command("eval", ["-"])
     head = args[0]
     if head in options.COMMANDS:
@@ -93,35 +92,34 @@ def run_command(command: str, args: list[str]) -> int:
     before, after = (args[:args.index("--")], args[args.index("--") + 1:]) \
         if "--" in args else (args, [])
     try:
-        parsed, unknown = parser.parse_known_intermixed_args(before)
-        if unknown:
-            raise UsageProblem(_unknown_option(parser, unknown))
-        from . import commands
-
         for text in after:
             flag = text.split("=", 1)[0]
             if flag in parser.flags:
                 # only '--' lets an option through as a statement: it was meant as one
                 raise UsageProblem(f"{flag} came after '--', so it was read as an "
                                    "expression; put options before '--'")
+        parsed, unknown = parser.parse_known_intermixed_args(before)
+        if unknown:
+            raise UsageProblem(_unknown_option(parser, unknown))
         if command == "eval":
             return commands.run_eval(parsed, after)
         if command == "plot":
-            return commands.run_plot(_one_expression(parser, parsed, after))
+            return commands.run_plot(_one_expression(parsed, after))
         if after:
-            raise UsageProblem(f"unexpected argument {after[0]!r}")
+            raise UsageProblem(f"Got unexpected extra argument ({after[0]})")
         return commands.run_repl(parsed.dtype, parsed.device, parsed.method)
     except UsageProblem as problem:
         return options.usage_error(problem, parser)
 
 
-def _one_expression(parser: options.Parser, parsed: object, after: list[str]) -> object:
-    exprs = [*parsed.expr, *after]  # type: ignore[attr-defined]
+def _one_expression(parsed: argparse.Namespace, after: list[str]) -> argparse.Namespace:
+    """``plot``'s one EXPR, given before '--' or after it."""
+    exprs = [*parsed.expr, *after]
     if not exprs:
         raise UsageProblem("Missing argument 'EXPR'.")
     if len(exprs) > 1:
         raise UsageProblem(f"Got unexpected extra argument ({exprs[1]})")
-    parsed.expr = exprs[0]  # type: ignore[attr-defined]
+    parsed.expr = exprs[0]
     return parsed
 
 
