@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..lang.names import NAME, is_name
-from ..lang.reader import Input, read_inputs
+
+if TYPE_CHECKING:
+    from ..lang.reader import Input
 
 
 class UsageProblem(Exception):
@@ -64,6 +66,8 @@ def stdin_texts(stream: Any, first_line: int) -> Iterator[list[Input]]:
     together: runs of whole inputs joined (each still parses on its own, as
     none leaves a bracket open), an input that leaves a bracket open alone, and
     a line the reader refused as an Input with its error."""
+    from ..lang.reader import read_inputs  # only when standard input is read
+
     for batch in read_inputs(stream, first_line):
         texts: list[Input] = []
         run: list[Input] = []
@@ -88,7 +92,7 @@ def stdin_texts(stream: Any, first_line: int) -> Iterator[list[Input]]:
 def _joined(run: list[Input]) -> Input:
     if len(run) == 1:
         return run[0]
-    return Input("\n".join(item.text for item in run), run[0].line)
+    return run[0]._replace(text="\n".join(item.text for item in run))
 
 
 def lines_in(text: str) -> int:
