@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from gradcli import expression
-from gradcli.cli import CLI_WORDS
+from gradcli.cli.words import CLI_WORDS
 from gradcli.core.registry import REGISTRY
 from gradcli.errors import LimitError, NumericWarning
 from gradcli.graphs import graph

@@ -11,7 +11,6 @@ from __future__ import annotations
 import copy
 import difflib
 import math
-import os
 import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
@@ -267,19 +266,18 @@ class Shell:
                 self.show([r], text, first_line, offset)
 
     def cmd_plot(self, args: str, text: str, first_line: int, offset: int) -> None:
+        from ..lang.reader import split_file_name  # noqa: PLC0415
         from ..render.graph import graph_format, write_graph  # noqa: PLC0415
 
-        parts = _split_file(args)
+        # FILE is read as a shell reads a word: "my graph.png", ~/g.png
+        spec, path = split_file_name(args) if args.strip() else ("", "")
         # `:plot 1 sum(v^2)`: an order and an expression, the FILE left out (as
         # for :d, a number alone is not taken for the expression: `:plot 0 2 g.dot`)
-        if len(parts) < 2 or not parts[0].strip() or not parts[1] \
-                or _NUMBER.fullmatch(parts[0].strip()):
+        if not spec.strip() or _NUMBER.fullmatch(spec.strip()):
             raise UsageError(
                 "usage: :plot [N] EXPR FILE, as in :plot 2 x**4 - 2*x**2 graph.png"
             )
-        spec, file = parts
         order, expr, skip = _split_order(spec, 0, first_line, offset)
-        path = os.path.expanduser(file)
         graph_format(path)  # a bad extension fails before any work
         session = self.session
         from ..graphs import graph  # noqa: PLC0415 - loaded with the session
@@ -392,33 +390,6 @@ def _split_curve(args: str, first_line: int, offset: int) -> tuple[str, list[str
     if len(tail) in (1, 3):
         order, _, _ = _split_order(tail[-1] + " .", 0, first_line, offset)
     return expr, ends, order
-
-
-def _split_file(args: str) -> list[str]:
-    """``:plot``'s arguments as [spec, FILE]: the last word, or a quoted name with
-    spaces (``"my graph.png"``), read as a shell reads one word (the language
-    has no strings). A name with a control character, an unclosed quote, or
-    two names is an error that echoes none of it raw."""
-    text = args.rstrip()
-    if text[-1:] in ("'", '"'):
-        quote = text[-1]
-        start = text.rfind(quote, 0, len(text) - 1)
-        if start < 0 or (start and not text[start - 1].isspace()):
-            raise UsageError(f"the file name's closing {quote} has no opening one")
-        spec, file = text[:start], text[start + 1:-1]
-        if spec.rstrip()[-1:] in ("'", '"'):
-            raise UsageError("give one FILE; quote a name with spaces, as in \"my graph.png\"")
-    else:
-        parts = text.rsplit(None, 1)
-        if len(parts) < 2:
-            return parts
-        spec, file = parts
-        if "'" in file or '"' in file:
-            raise UsageError("a quote in the file name is never closed")
-    bad = [c for c in file if ord(c) < 32 or ord(c) == 127]
-    if bad:
-        raise UsageError(f"the file name holds a control character ({ascii(bad[0])[1:-1]})")
-    return [spec, file]
 
 
 def _expressions_only(text: str, command: str) -> None:
