@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from .backend import as_cupy, as_numpy, get_array_module
+from .running import NOW, Running
 
 
 class Config:
@@ -131,12 +132,18 @@ class Variable:
         gc.disable()
         old_backprop = Config.enable_backprop
         Config.enable_backprop = create_graph
+        # each Function owns what runs while it is differentiated (see running.py);
+        # inside an owner already named, a scratch object takes the names unread
+        now = NOW if NOW.owner is None else Running()
+        now.derivative = True
         try:
             if create_graph:
-                _backward_graph(self, retain_grad)
+                _backward_graph(self, retain_grad, now)
             else:
-                _backward_data(self, retain_grad)
+                _backward_data(self, retain_grad, now)
         finally:
+            now.owner = None
+            now.derivative = False
             Config.enable_backprop = old_backprop
             if gc_was_enabled:
                 gc.enable()
@@ -223,7 +230,12 @@ class Function:
         if len(inputs) == 1:
             return _call1(self, inputs[0])
         xs = [x if isinstance(x, Variable) else _as_constant(x) for x in inputs]
-        ys = self.forward(*[x.data for x in xs])
+        outer = NOW.op
+        NOW.op = self
+        try:
+            ys = self.forward(*[x.data for x in xs])
+        finally:
+            NOW.op = outer
         gen = max([x.generation for x in xs], default=0)
         if type(ys) is not tuple:
             return _link(self, xs, ys, gen)
@@ -288,7 +300,11 @@ def _call1(f: Function, x: Any) -> Variable:
     through ``type.__call__``: together a fifth of a scalar sin's time)."""
     if not isinstance(x, Variable):
         x = _as_constant(x)
-    ys = f.forward(x.data)
+    NOW.op = f  # forwards do not nest: no outer one to restore
+    try:
+        ys = f.forward(x.data)
+    finally:
+        NOW.op = None
     if type(ys) is not tuple:
         return _link(f, [x], ys, x.generation)
     return _link_all(f, [x], ys, x.generation)
@@ -322,9 +338,10 @@ def _zero_data(f: Function, out: Variable | None) -> Any:
     return get_array_module(data).zeros_like(data)
 
 
-def _backward_graph(y: Variable, retain_grad: bool) -> None:
+def _backward_graph(y: Variable, retain_grad: bool, now: Running) -> None:
     """DeZero's backward on Variables (``create_graph=True``): every gradient is
-    computed by core operations, so it is itself a differentiable graph."""
+    computed by core operations, so it is itself a differentiable graph.
+    ``now.owner`` is each Function while its backward runs."""
     f0 = y.creator
     epoch = _epoch()
     _first_visit(f0, epoch)
@@ -336,6 +353,7 @@ def _backward_graph(y: Variable, retain_grad: bool) -> None:
     while heap:
         f = pop(heap)[2]
         outputs = f.outputs
+        now.owner = f
         if len(outputs) == 1:
             out = outputs[0]()
             gy = out.grad if out is not None else None
@@ -347,6 +365,7 @@ def _backward_graph(y: Variable, retain_grad: bool) -> None:
                 gy = out.grad if out is not None else None
                 gys.append(gy if gy is not None else Variable(_zero_data(f, out)))
             gxs = f.backward(*gys)
+        now.owner = None  # summing gradients: the '+' is its own operation
         if type(gxs) is not tuple:
             gxs = (gxs,)
         for x, gx in zip(f.inputs, gxs):
@@ -370,6 +389,7 @@ def _backward_graph(y: Variable, retain_grad: bool) -> None:
 
 
 _MISSING = object()
+_SUM = "'+'"  # how fpe.py names the sums of gradients in the pass on arrays
 _FAST: dict[type, Any] = {}
 
 
@@ -404,7 +424,7 @@ def _call_backward(f: Function, gys: list[Any]) -> tuple[Any, ...]:
     return tuple(out)
 
 
-def _backward_data(y: Variable, retain_grad: bool) -> None:
+def _backward_data(y: Variable, retain_grad: bool, now: Running) -> None:
     """Backward without a graph of the gradient (``create_graph=False``).
 
     The result is DeZero's, computed with less machinery: while the pass runs,
@@ -414,7 +434,6 @@ def _backward_data(y: Variable, retain_grad: bool) -> None:
     the ``grad`` of each input leaf, and of every variable under ``retain_grad``.
     Other Functions get Variables and run their ``backward`` as written.
     """
-    fpe_op = "'+'"  # noqa: F841 - names this frame's own arithmetic in fpe messages
     f = y.creator
     epoch = _epoch()
     _first_visit(f, epoch)
@@ -424,6 +443,7 @@ def _backward_data(y: Variable, retain_grad: bool) -> None:
     push, pop = heapq.heappush, heapq.heappop
     fast_for = _FAST.get
     while True:
+        now.owner = f
         outputs = f.outputs
         if len(outputs) == 1:
             out = outputs[0]()
@@ -453,6 +473,7 @@ def _backward_data(y: Variable, retain_grad: bool) -> None:
                 gys.append(gy)
             gxs = _call_backward(f, gys)
 
+        now.owner = _SUM
         inputs = f.inputs
         if len(inputs) == 1:
             if type(gxs) is tuple:

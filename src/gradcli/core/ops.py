@@ -15,6 +15,7 @@ from ..errors import LimitError, OutOfRangeError, ShapeError
 from .backend import get_array_module
 from .graph import Constant, Function, Variable, _call1, _link, _new, as_variable
 from .registry import lookup
+from .running import NOW, builtin
 
 _ndarray = np.ndarray
 
@@ -338,7 +339,6 @@ class Pow(Function):
         return gx0, gx1
 
     def _backward_data(self, gy: Any) -> Any:
-        fpe_op = "'**'"  # noqa: F841 - names this frame's arithmetic in fpe messages
         c = self.c
         if c is not None:
             x = self.inputs[0].data
@@ -368,10 +368,9 @@ def _is_integer(c: Any) -> bool:
         return False
 
 
-def _binop(cls: type[_Binary], ufunc: Any, fpe_op: str, x0: Variable, x1: Variable) -> Variable:
+def _binop(cls: type[_Binary], ufunc: Any, x0: Variable, x1: Variable) -> Variable:
     """``cls()(x0, x1)`` for the arithmetic operators, without the generic call:
-    the ufunc on two arrays, else ``forward``. ``fpe_op`` names the operation in
-    floating-point error messages (see fpe.py).
+    the ufunc on two arrays, else ``forward``.
     """
     f = _new(cls)
     d0 = x0.data
@@ -380,10 +379,14 @@ def _binop(cls: type[_Binary], ufunc: Any, fpe_op: str, x0: Variable, x1: Variab
     s1 = f.x1_shape = d1.shape
     if s0 != s1:
         _broadcast_shape(s0, s1, cls.op_name)
-    if type(d0) is _ndarray and type(d1) is _ndarray:
-        y = ufunc(d0, d1, out=_OUT)
-    else:
-        y = f.forward(d0, d1)
+    NOW.op = f  # forwards do not nest: no outer one to restore
+    try:
+        if type(d0) is _ndarray and type(d1) is _ndarray:
+            y = ufunc(d0, d1, out=_OUT)
+        else:
+            y = f.forward(d0, d1)
+    finally:
+        NOW.op = None
     gen = x0.generation
     if x1.generation > gen:
         gen = x1.generation
@@ -393,33 +396,33 @@ def _binop(cls: type[_Binary], ufunc: Any, fpe_op: str, x0: Variable, x1: Variab
 def add(x0: Any, x1: Any) -> Variable:
     if not isinstance(x0, Variable):
         x0 = as_variable(x0)
-    return _binop(Add, _np_add, "'+'", x0, _operand(x1, x0))
+    return _binop(Add, _np_add, x0, _operand(x1, x0))
 
 
 def sub(x0: Any, x1: Any) -> Variable:
     if not isinstance(x0, Variable):
         x0 = as_variable(x0)
-    return _binop(Sub, _np_sub, "'-'", x0, _operand(x1, x0))
+    return _binop(Sub, _np_sub, x0, _operand(x1, x0))
 
 
 def rsub(x0: Variable, x1: Any) -> Variable:
-    return _binop(Sub, _np_sub, "'-'", _operand(x1, x0), x0)
+    return _binop(Sub, _np_sub, _operand(x1, x0), x0)
 
 
 def mul(x0: Any, x1: Any) -> Variable:
     if not isinstance(x0, Variable):
         x0 = as_variable(x0)
-    return _binop(Mul, _np_mul, "'*'", x0, _operand(x1, x0))
+    return _binop(Mul, _np_mul, x0, _operand(x1, x0))
 
 
 def div(x0: Any, x1: Any) -> Variable:
     if not isinstance(x0, Variable):
         x0 = as_variable(x0)
-    return _binop(Div, _np_div, "'/'", x0, _operand(x1, x0))
+    return _binop(Div, _np_div, x0, _operand(x1, x0))
 
 
 def rdiv(x0: Variable, x1: Any) -> Variable:
-    return _binop(Div, _np_div, "'/'", _operand(x1, x0), x0)
+    return _binop(Div, _np_div, _operand(x1, x0), x0)
 
 
 def neg(x: Any) -> Variable:
@@ -803,12 +806,12 @@ def min(x: Any, axis: Any = None, keepdims: bool = False) -> Variable:
 
 def mean(x: Any, axis: Any = None, keepdims: bool = False) -> Variable:
     x = as_variable(x)
-    fpe_builtin = "mean"  # noqa: F841 - read by fpe.py: an overflow in its sum is mean's
-    y = sum(x, axis, keepdims)
-    n = x.size // builtins.max(y.size, 1)
-    if n == 0 and y.size:  # as max and min; NumPy says nan with a RuntimeWarning
-        raise ShapeError("mean of an empty array")
-    return y / n if n else y
+    with builtin("mean"):  # an overflow in its sum is mean's
+        y = sum(x, axis, keepdims)
+        n = x.size // builtins.max(y.size, 1)
+        if n == 0 and y.size:  # as max and min; NumPy says nan with a RuntimeWarning
+            raise ShapeError("mean of an empty array")
+        return y / n if n else y
 
 
 # --- Variable's operators -------------------------------------------------------
@@ -817,19 +820,19 @@ def mean(x: Any, axis: Any = None, keepdims: bool = False) -> Variable:
 
 
 def _v_add(self: Variable, other: Any) -> Variable:
-    return _binop(Add, _np_add, "'+'", self, _operand(other, self))
+    return _binop(Add, _np_add, self, _operand(other, self))
 
 
 def _v_sub(self: Variable, other: Any) -> Variable:
-    return _binop(Sub, _np_sub, "'-'", self, _operand(other, self))
+    return _binop(Sub, _np_sub, self, _operand(other, self))
 
 
 def _v_mul(self: Variable, other: Any) -> Variable:
-    return _binop(Mul, _np_mul, "'*'", self, _operand(other, self))
+    return _binop(Mul, _np_mul, self, _operand(other, self))
 
 
 def _v_truediv(self: Variable, other: Any) -> Variable:
-    return _binop(Div, _np_div, "'/'", self, _operand(other, self))
+    return _binop(Div, _np_div, self, _operand(other, self))
 
 
 def _v_neg(self: Variable) -> Variable:
