@@ -672,7 +672,7 @@ def test_constant_inputs_gradients_not_computed(monkeypatch: pytest.MonkeyPatch)
     made: list[object] = []
     real_init = ops.Pow.__init__
 
-    def spy(self, c=None):  # noqa: ANN001, ANN202
+    def spy(self, c=None):
         made.append(c)
         real_init(self, c)
 

@@ -104,7 +104,7 @@ def render_dot(dot_text: str, to_file: str) -> None:
         with open(to_file, "w", encoding="utf-8") as fh:
             fh.write(dot_text)
         return
-    import graphviz  # noqa: PLC0415 - only rendering needs it
+    import graphviz  # only rendering needs it
 
     try:
         data = graphviz.Source(dot_text).pipe(format=ext)
