@@ -10,6 +10,8 @@ calls its ``backward`` as written): a new op without a case fails
 
 from __future__ import annotations
 
+import math
+import warnings
 from collections.abc import Callable
 from typing import Any
 
@@ -19,6 +21,7 @@ import pytest
 from gradcli.core import Constant, Function, Variable, ops, stack, using_config
 from gradcli.core.graph import _fast_backward_for
 from gradcli.core.registry import REGISTRY
+from gradcli.errors import NumericWarning
 
 RNG = np.random.default_rng(22)
 ELEMENTWISE = sorted(name for name, b in REGISTRY.items() if b.kind == "elementwise")
@@ -170,3 +173,24 @@ def test_the_plain_pass_and_create_graph_give_the_same_gradients() -> None:
         grads.append((a.grad.data, b.grad.data))
     for plain, graphed in zip(*grads):
         np.testing.assert_allclose(plain, graphed, rtol=1e-13)
+
+
+@pytest.mark.parametrize("x0, order", [(-40.0, 6), (-5.0, 8)])
+def test_backprop_through_a_division_stays_finite_at_high_orders(x0: float, order: int) -> None:
+    # The quotient rule written with x1**2 squared the denominator at every
+    # order: 1 + exp(40) = 2.4e17 to the 64th power overflows at order 6 (nan),
+    # and at -5 order 8 is 7e-8 off; repeated backprop must match Taylor mode.
+    # (At 0.7 it took order 11 and 13 s to go wrong.)
+    import gradcli.core.functions as F
+    from gradcli.core import higher_derivatives
+    from gradcli.core.taylor import taylor_derivatives
+
+    x = Variable(np.array(x0))
+    y = 1 / (1 + F.exp(-x))
+    taylor = taylor_derivatives(y, x, order)[1:]
+    with warnings.catch_warnings():  # the graph-size guard's advice, beside the point
+        warnings.simplefilter("ignore", NumericWarning)
+        backprop = [d.data for d in higher_derivatives(y, x, order)]
+    assert len(backprop) == order
+    for a, b in zip(taylor, backprop):
+        assert math.isclose(float(a), float(b), rel_tol=1e-8), (a, b)
