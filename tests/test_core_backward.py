@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 
 from gradcli.core import Constant, Function, Variable, ops, stack, using_config
-from gradcli.core.graph import _fast_backward_for
+from gradcli.core.backprop import _fast_backward_for
 from gradcli.core.registry import REGISTRY
 from gradcli.errors import NumericWarning
 
