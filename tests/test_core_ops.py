@@ -348,7 +348,7 @@ def test_reshape_transpose_sum_errors() -> None:
 
 
 def test_size_limit() -> None:
-    from gradcli.core.ops import MAX_ELEMENTS
+    from gradcli.core.shapes import MAX_ELEMENTS
 
     x = Variable(np.ones((MAX_ELEMENTS // 10 + 1, 1)))
     with pytest.raises(LimitError, match="elements"):
@@ -364,7 +364,7 @@ def test_size_limit() -> None:
     ((10**10,), "shape (10000000000,) has 10,000,000,000 elements"),
 ])
 def test_a_huge_shape_is_told_in_a_few_digits(shape, text) -> None:
-    from gradcli.core.ops import check_size
+    from gradcli.core.shapes import check_size
 
     with pytest.raises(LimitError) as info:
         check_size(shape, "zeros")

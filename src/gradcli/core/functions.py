@@ -18,45 +18,47 @@ from ..errors import MathError
 from .backend import get_array_module
 from .graph import Constant, Function, Variable, as_variable
 from .ops import (
-    MAX_ELEMENTS,
     Add,
-    BroadcastTo,
     Div,
+    Mul,
+    Neg,
+    Pow,
+    Sub,
+    add,
+    div,
+    mean,
+    mul,
+    neg,
+    one_minus_square,
+    pow,
+    square,
+    sub,
+)
+from .registry import REGISTRY, Builtin, elementwise, lookup, register
+from .running import builtin
+from .shapes import (
+    MAX_ELEMENTS,
+    BroadcastTo,
     GetItem,
     GetItemGrad,
     MatMul,
     Max,
     Min,
-    Mul,
-    Neg,
-    Pow,
     Reshape,
-    Sub,
     Sum,
     SumTo,
     Transpose,
-    add,
     broadcast_to,
     check_size,
-    div,
     get_item,
     matmul,
     max,
-    mean,
     min,
-    mul,
-    neg,
-    one_minus_square,
-    pow,
     reshape,
-    square,
-    sub,
     sum,
     sum_to,
     transpose,
 )
-from .registry import REGISTRY, Builtin, elementwise, lookup, register
-from .running import builtin
 from .taylor import elementary as _taylor
 
 _LN2 = math.log(2.0)

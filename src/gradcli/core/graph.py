@@ -187,6 +187,53 @@ def _as_constant(obj: Any) -> Variable:
     return Constant(obj)
 
 
+_new = object.__new__
+_ref = weakref.ref
+_ndarray = np.ndarray
+_generic = np.generic
+_asarray = np.asarray
+
+_const_tables: dict[Any, dict[Any, Constant]] = {}
+_F64 = np.dtype(np.float64)
+_f64_consts: dict[Any, Constant] = _const_tables.setdefault(_F64, {})
+
+
+def _operand(c: Any, like: Variable) -> Any:
+    """Wrap a non-Variable operand, keeping a float Variable's dtype (NEP 50).
+
+    Python numbers become shared read-only Constants: a chain that adds 0.001
+    a thousand times makes one array, not a thousand. (Zero is not shared: 0.0
+    and -0.0 are equal as keys but not as operands.)
+    """
+    tc = type(c)
+    if tc is float or tc is int:
+        data = like.data
+        if type(data) is _ndarray and c:
+            dt = data.dtype
+            if dt is _F64:
+                table = _f64_consts
+            else:
+                table = _const_tables.get(dt)  # type: ignore[assignment]
+                if table is None:
+                    if dt.kind != "f":
+                        return Constant(np.asarray(c))
+                    table = _const_tables[dt] = {}
+            const = table.get(c)
+            if const is None:
+                if len(table) > 1024:
+                    table.clear()
+                arr = np.array(c, dtype=dt)
+                arr.flags.writeable = False
+                const = table[c] = Constant(arr)
+            return const
+    elif isinstance(c, Variable):
+        return c
+    xp = get_array_module(like.data)
+    if isinstance(c, (int, float)) and like.data.dtype.kind == "f":
+        return Constant(xp.asarray(c, dtype=like.data.dtype))
+    return Constant(xp.asarray(c))
+
+
 class Function:
     __slots__ = ("inputs", "outputs", "generation", "_visit", "__weakref__", "__dict__")
     op_name: str | None = None
@@ -216,12 +263,6 @@ class Function:
     def backward(self, *gys: Any) -> Any:
         raise NotImplementedError()
 
-
-_new = object.__new__
-_ref = weakref.ref
-_ndarray = np.ndarray
-_generic = np.generic
-_asarray = np.asarray
 
 
 def _link(f: Function, inputs: list[Variable], y: Any, gen: int) -> Variable:
