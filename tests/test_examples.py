@@ -77,10 +77,10 @@ def test_taylor_prints_one_polynomial_per_expression():
     proc = run(["sh", str(EXAMPLES / "taylor.sh")])
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.splitlines() == [
-        "x - 0.166667*x^3 + 0.00833333*x^5",
-        "1 + x + 0.5*x^2 + 0.166667*x^3 + 0.0416667*x^4 + 0.00833333*x^5",
+        "x - x^3/6 + x^5/120",
+        "1 + x + x^2/2 + x^3/6 + x^4/24 + x^5/120",
         "1 + x + x^2 + x^3 + x^4 + x^5",
-        "(x - 1) - 0.5*(x - 1)^2 + 0.333333*(x - 1)^3 - 0.25*(x - 1)^4",
+        "(x - 1) - (x - 1)^2/2 + (x - 1)^3/3 - (x - 1)^4/4",
     ]
 
 

@@ -12,12 +12,13 @@ import time
 import numpy as np
 import pytest
 
+from gradcli.cli.words import CLI_WORDS
 from gradcli.session import EvalOptions, Session
 
 
 def run(text: str, session: Session | None = None, **options):
     """All results of ``text`` in a fresh session (or the one given)."""
-    return (session or Session()).run(text, EvalOptions(**options))
+    return (session or Session(words=CLI_WORDS)).run(text, EvalOptions(**options))
 
 
 def last(text: str, **options):
@@ -485,9 +486,10 @@ def test_other_evaluation_errors_are_clear():
     assert error("y + 1").kind == "name"
     assert "write diff(expr, x, n)" in error("diff'(1)").message
     assert error("v = [1, 2, 3]; v[1e30]").message == "an index 1e+30 is out of range"
-    # grad of a function of unbound names: the name is the problem, not grad
-    err = error("f(x, y) = x*y; grad(f(x, y))")
-    assert err.kind == "name" and "'x'" in err.message
+    # grad of a function of unbound names is its formula (issue 23); with one
+    # of them bound, the other's missing value is the problem, not grad
+    err = error("f(x, y) = x*y; x = 2; grad(f(x, y))")
+    assert err.kind == "name" and "'y'" in err.message
     assert error("x = 1; x", order=1001).message == "the order 1001 is outside 0..1000"
 
 
@@ -540,7 +542,7 @@ def timed(text: str, **options):
 
 
 def test_a_nested_derivative_stops_at_the_node_limit(monkeypatch):
-    import gradcli.lang.evaluate as evaluate_module
+    import gradcli.core.derivatives as evaluate_module
 
     monkeypatch.setattr(evaluate_module, "BACKPROP_MAX_NODES", 2000)
     err = error("x = 1; diff(diff(exp(sin(x))*log(1+x^2), x, 9), x)")
@@ -552,7 +554,7 @@ def test_a_nested_derivative_stops_at_the_node_limit(monkeypatch):
 def test_diffs_nested_one_order_at_a_time_share_one_node_limit(monkeypatch):
     # each diff(..., x) alone stays small, but the graphs grow about 3x per level:
     # depth 11 took 26 s and depth 12 over a minute before they shared a budget
-    import gradcli.lang.evaluate as evaluate_module
+    import gradcli.core.derivatives as evaluate_module
 
     monkeypatch.setattr(evaluate_module, "BACKPROP_MAX_NODES", 2000)
     text = "exp(sin(x))*log(1+x^2)"

@@ -14,8 +14,9 @@ import sys
 import pytest
 
 from gradcli.errors import GradcliError, LimitError, ToolMissingError, UsageError
+from gradcli.graphs import GraphResult, graph
 from gradcli.render.graph import LARGE_GRAPH, RENDER_LIMIT, write_graph
-from gradcli.session import GraphResult, Session
+from gradcli.session import Session
 
 EXPR = "x**4 - 2*x**2"
 NODE = re.compile(r"^([vf]\d+) \[label=\"([^\"]*)\"", re.M)
@@ -42,13 +43,13 @@ def nodes_of(dot: str) -> dict[str, str]:
 
 def test_order0_dot_is_deterministic_and_counts_its_nodes(session, tmp_path) -> None:
     a, b = tmp_path / "a.dot", tmp_path / "b.dot"
-    lines = write_graph(session.graph(EXPR), str(a))
-    write_graph(bound().graph(EXPR), str(b))  # a fresh session: same bytes
+    lines = write_graph(graph(session, EXPR), str(a))
+    write_graph(graph(bound(), EXPR), str(b))  # a fresh session: same bytes
     assert a.read_bytes() == b.read_bytes()
     nodes = nodes_of(a.read_text())
     # y, x**4, 2*x**2, the constant 2, x**2 and x; Sub, Mul and two Pows.
     assert len(nodes) == 10
-    assert session.graph(EXPR).nodes == 10
+    assert graph(session, EXPR).nodes == 10
     labels = sorted(nodes.values())
     # the two powers show their exponents, the constant its value
     assert "Pow\\n** 4" in labels and "Pow\\n** 2" in labels and "2" in labels
@@ -59,9 +60,9 @@ def test_order0_dot_is_deterministic_and_counts_its_nodes(session, tmp_path) -> 
 
 
 def test_order2_dot_is_deterministic_and_counts_its_nodes(session, tmp_path) -> None:
-    g = session.graph(EXPR, order=2)
+    g = graph(session, EXPR, order=2)
     assert g.order == 2 and g.wrt == "x"
-    assert bound().graph(EXPR, order=2).dot == g.dot
+    assert graph(bound(), EXPR, order=2).dot == g.dot
     path = tmp_path / "d2.dot"
     lines = write_graph(g, str(path))
     text = path.read_text()
@@ -80,7 +81,7 @@ def test_order2_dot_is_deterministic_and_counts_its_nodes(session, tmp_path) -> 
 @needs_dot
 def test_png_is_a_real_png(session, tmp_path) -> None:
     path = tmp_path / "graph.png"
-    lines = write_graph(session.graph(EXPR, order=2), str(path))
+    lines = write_graph(graph(session, EXPR, order=2), str(path))
     data = path.read_bytes()
     assert data[:8] == b"\x89PNG\r\n\x1a\n"
     assert len(data) > 1024
@@ -90,17 +91,17 @@ def test_png_is_a_real_png(session, tmp_path) -> None:
 @needs_dot
 def test_svg_and_pdf_are_real(session, tmp_path) -> None:
     svg, pdf = tmp_path / "g.svg", tmp_path / "G.PDF"
-    write_graph(session.graph(EXPR), str(svg))
+    write_graph(graph(session, EXPR), str(svg))
     text = svg.read_text()
     assert "<svg" in text and ">Pow<" in text and ">x<" in text
-    write_graph(session.graph("sin(x)"), str(pdf))  # the extension in capitals works too
+    write_graph(graph(session, "sin(x)"), str(pdf))  # the extension in capitals works too
     assert pdf.read_bytes()[:5] == b"%PDF-"
 
 
 @pytest.mark.parametrize("name", ["graph.jpg", "graph", "graph.png.txt"])
 def test_unknown_extension_is_a_usage_error_listing_the_formats(session, tmp_path, name) -> None:
     with pytest.raises(UsageError) as info:
-        write_graph(session.graph(EXPR), str(tmp_path / name))
+        write_graph(graph(session, EXPR), str(tmp_path / name))
     assert ".png .svg .pdf .dot" in info.value.message
     assert not (tmp_path / name).exists()
 
@@ -109,7 +110,7 @@ def test_unknown_extension_is_a_usage_error_listing_the_formats(session, tmp_pat
 def test_an_extension_with_no_name_says_to_name_the_file(session, tmp_path, name) -> None:
     # '.dot' said "no extension; the file name must end in one of ... .dot"
     with pytest.raises(UsageError) as info:
-        write_graph(session.graph(EXPR), str(tmp_path / name))
+        write_graph(graph(session, EXPR), str(tmp_path / name))
     assert info.value.message.endswith(f"has an extension but no name before it; "
                                        f"name the file, as in graph{name}")
     assert not (tmp_path / name).exists()
@@ -119,7 +120,7 @@ def test_without_dot_a_dot_file_works_and_png_says_how_to_install(
     session, tmp_path, monkeypatch
 ) -> None:
     monkeypatch.setenv("PATH", str(tmp_path / "empty"))  # no `dot` anywhere
-    g = session.graph(EXPR)
+    g = graph(session, EXPR)
     write_graph(g, str(tmp_path / "g.dot"))
     assert (tmp_path / "g.dot").read_text() == g.dot
     with pytest.raises(ToolMissingError) as info:
@@ -139,7 +140,7 @@ def test_backend_raising_executable_not_found_is_tool_missing(
 
     monkeypatch.setattr(graphviz.Source, "pipe", missing)
     with pytest.raises(ToolMissingError, match="install Graphviz"):
-        write_graph(session.graph(EXPR), str(tmp_path / "g.svg"))
+        write_graph(graph(session, EXPR), str(tmp_path / "g.svg"))
 
 
 def test_large_graph_warns_and_suggests_a_lower_order(tmp_path) -> None:
@@ -165,8 +166,8 @@ def test_graph_too_large_to_lay_out_is_refused_but_dot_is_written(tmp_path) -> N
 def test_a_derivative_graph_stops_at_the_node_limit(session) -> None:
     # order 12 of this formula is over a million nodes: it is refused at order 7
     with pytest.raises(LimitError, match=r"order 12 stopped at order \d+.*20,000 nodes"):
-        session.graph("exp(sin(x))*log(1+x**2)", order=12)
-    assert session.graph("exp(sin(x))*log(1+x**2)", order=3).nodes < 20_000
+        graph(session, "exp(sin(x))*log(1+x**2)", order=12)
+    assert graph(session, "exp(sin(x))*log(1+x**2)", order=3).nodes < 20_000
 
 
 def test_the_graph_drawn_counts_against_the_node_limit(session) -> None:
@@ -174,13 +175,13 @@ def test_the_graph_drawn_counts_against_the_node_limit(session) -> None:
     # about 25,000: refused, as order 12 is (that one stops at order 7)
     with pytest.raises(LimitError, match=r"order-7 derivative's graph has [\d,]+ nodes, "
                                          r"more than the 20,000"):
-        session.graph("exp(sin(x))*log(1+x**2)", order=7)
-    assert session.graph("exp(sin(x))*log(1+x**2)", order=6).nodes < 20_000
+        graph(session, "exp(sin(x))*log(1+x**2)", order=7)
+    assert graph(session, "exp(sin(x))*log(1+x**2)", order=6).nodes < 20_000
 
 
 def test_unwritable_path_is_a_gradcli_error(session, tmp_path) -> None:
     with pytest.raises(GradcliError, match="cannot write"):
-        write_graph(session.graph(EXPR), str(tmp_path / "no" / "such" / "dir" / "g.dot"))
+        write_graph(graph(session, EXPR), str(tmp_path / "no" / "such" / "dir" / "g.dot"))
 
 
 def test_importing_the_graph_writer_does_not_import_graphviz() -> None:
@@ -192,17 +193,17 @@ def test_importing_the_graph_writer_does_not_import_graphviz() -> None:
 def test_a_derivative_written_in_the_expression_is_drawn_as_its_graph(session) -> None:
     # sin'(x) and diff(...) stay graphs for plot, connected to x, not one number
     for text, order in (("sin'(x)", 1), ("sin'(x)", 0), ("diff(x^3, x)", 0)):
-        g = session.graph(text, order=order)
+        g = graph(session, text, order=order)
         labels = list(nodes_of(g.dot).values())
         assert g.nodes > 3 and "x" in labels, (text, order, labels)
 
 
 def test_plot_runs_definitions_and_assignments_before_its_expression(session) -> None:
-    g = session.graph("f(t) = t^2 + c; c = 5; f(x)", order=1, wrt="x")
+    g = graph(session, "f(t) = t^2 + c; c = 5; f(x)", order=1, wrt="x")
     assert g.nodes > 3 and "f" in session.functions and session.values["c"] == 5
     for text in ("f(t) = t^2", "x^2; x^3", "y = 2"):
         with pytest.raises(UsageError, match="one expression"):
-            session.graph(text)
+            graph(session, text)
 
 
 @pytest.mark.parametrize("wrt, message", [
@@ -211,14 +212,14 @@ def test_plot_runs_definitions_and_assignments_before_its_expression(session) ->
 ])
 def test_plot_by_a_constant_or_a_function_is_a_usage_error(session, wrt, message) -> None:
     with pytest.raises(UsageError, match=message):
-        session.graph("pi*sin(x)", order=1, wrt=wrt)
+        graph(session, "pi*sin(x)", order=1, wrt=wrt)
 
 
 def test_plot_order_limit_and_grad_say_what_to_do(session) -> None:
     with pytest.raises(LimitError, match=r"the order 1001 is outside 0\.\.1000"):
-        session.graph("x^2", order=1001)
+        graph(session, "x^2", order=1001)
     with pytest.raises(UsageError, match="order of 1 and the variable"):
-        session.graph("grad(x*x)")
+        graph(session, "grad(x*x)")
 
 
 def test_a_dot_too_large_to_render_is_not_advised_as_svg(tmp_path) -> None:
@@ -231,26 +232,26 @@ def test_a_graph_of_one_node_says_node(tmp_path):
     # "graph: 1 nodes"
     session = Session()
     session.bind_at("x", "1")
-    lines = write_graph(session.graph("x"), str(tmp_path / "g.dot"))
+    lines = write_graph(graph(session, "x"), str(tmp_path / "g.dot"))
     assert lines[0].startswith("graph: 1 node (")
 
 
 def test_a_derivative_is_labelled_apart_from_a_variable_named_y(session) -> None:
     # the order-1 output was "dy", beside the user's own y
     session.run("x = 2; y = 3")
-    labels = list(nodes_of(session.graph("x*y", order=1, wrt="x").dot).values())
+    labels = list(nodes_of(graph(session, "x*y", order=1, wrt="x").dot).values())
     assert "dout/dx" in labels and "y" in labels and "dy" not in labels
-    labels = list(nodes_of(session.graph("x^3", order=1).dot).values())
+    labels = list(nodes_of(graph(session, "x^3", order=1).dot).values())
     assert "dy/dx" in labels
 
 
 def test_a_built_in_derivative_point_is_no_second_x(session) -> None:
     # sin'(x) drew the point sin' is taken at as a second node labelled x
     session.run("x = 1")
-    labels = list(nodes_of(session.graph("sin'(x)").dot).values())
+    labels = list(nodes_of(graph(session, "sin'(x)").dot).values())
     assert labels.count("x") == 1
     session.run("f(t) = t^2")  # a defined function's point keeps its parameter's name
-    labels = list(nodes_of(session.graph("f'(x)").dot).values())
+    labels = list(nodes_of(graph(session, "f'(x)").dot).values())
     assert labels.count("x") == 1 and labels.count("t") == 1
 
 
@@ -260,7 +261,7 @@ def test_the_result_is_labelled_y_or_out_and_every_other_node_as_dezero_does() -
     assert s.run("x = 2; y = 3")[-1].ok
     for text, order, result in (("x^2", 0, "y"), ("x^2", 1, "dy/dx"), ("x*y", 0, "out"),
                                 ("x*y", 2, "d2out/dx2"), ("3", 0, "y")):
-        g = s.graph(text, order=order, wrt="x" if order else None)
+        g = graph(s, text, order=order, wrt="x" if order else None)
         # a result that is a constant (x*y's second derivative, 3) shows its value too
         labels = [lab.split("\\n= ")[0] for lab in nodes_of(g.dot).values()]
         assert labels.count(result) == 1, (text, order)
@@ -281,7 +282,7 @@ def _is_number(text: str) -> bool:
 
 def test_a_derivative_written_in_the_expression_is_drawn_by_its_variable_itself(session):
     # diff(x^3, x) drew a second node labelled x, fed by an Add of x and 0
-    labels = list(nodes_of(session.graph("diff(x^3, x)").dot).values())
+    labels = list(nodes_of(graph(session, "diff(x^3, x)").dot).values())
     assert labels.count("x") == 1 and "Add" not in labels
     # a point computed from another variable keeps a node of its own: by y at y = x,
     # x*y is x (it was 2x when x stood for both)

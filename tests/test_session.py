@@ -8,13 +8,16 @@ import math
 import numpy as np
 import pytest
 
+from gradcli import expression
+from gradcli.cli.words import CLI_WORDS
 from gradcli.core.registry import REGISTRY
 from gradcli.errors import LimitError
+from gradcli.graphs import graph
 from gradcli.session import EvalOptions, Session
 
 
 def _last(text: str, method: str = "auto", **options: object):
-    return Session(method=method).run(text, EvalOptions(**options))[-1]
+    return Session(method=method, words=CLI_WORDS).run(text, EvalOptions(**options))[-1]
 
 
 def _checked(program: str) -> list[bool]:
@@ -83,10 +86,10 @@ def test_grad_of_a_constant_is_an_error() -> None:
 def test_plot_by_a_chosen_variable_names_the_output_apart_from_inputs() -> None:
     s = Session()
     s.run("x = 1; y = 2")
-    g = s.graph("sin(x)*y", order=1, wrt="y")
+    g = graph(s, "sin(x)*y", order=1, wrt="y")
     assert g.wrt == "y" and g.nodes > 0
     assert 'label="out"' not in g.dot  # the order-1 graph is named for the derivative
-    assert 'label="out"' in s.graph("sin(x)*y").dot
+    assert 'label="out"' in graph(s, "sin(x)*y").dot
 
 
 @pytest.mark.parametrize("text", ["sin(x)*exp(x)", "x^x", "exp(x)/(1 + x^2)",
@@ -190,7 +193,7 @@ def test_a_large_array_goes_block_by_block_with_the_whole_arrays_results(
     options = {"order": 4, "series": 2, "check": True}
     got = _last(LARGE + text, **options)
     assert blocks == [True]
-    monkeypatch.setattr(Session, "_over_blocks", lambda *args: None)
+    monkeypatch.setattr(expression, "_over_blocks", lambda *args: None)
     want = _last(LARGE + text, **options)
     assert got.method == "taylor"
     _same_results(got, want)
@@ -204,7 +207,7 @@ def test_every_builtin_goes_block_by_block_with_the_whole_arrays_results(
     program = f"x = linspace({lo}, {hi}, 2500)\n{name}(0.5*x + {0.5 * (lo + hi) / 2}) * x"
     got = _last(program, order=3)
     assert blocks == [True]
-    monkeypatch.setattr(Session, "_over_blocks", lambda *args: None)
+    monkeypatch.setattr(expression, "_over_blocks", lambda *args: None)
     _same_results(got, _last(program, order=3))
 
 
@@ -218,7 +221,7 @@ def test_what_cannot_go_block_by_block_is_evaluated_whole(
     program = LARGE + "y = x + 1\n" + text
     got = _last(program, order=2, wrt="x")
     assert blocks == applied
-    monkeypatch.setattr(Session, "_over_blocks", lambda *args: None)
+    monkeypatch.setattr(expression, "_over_blocks", lambda *args: None)
     _same_results(got, _last(program, order=2, wrt="x"))
 
 
@@ -444,10 +447,9 @@ def test_grad_statement_says_the_derivative_options_do_not_apply() -> None:
         "grad(...) gives the first partial derivatives only; --order, --check did not apply to it"]
     assert _last("x = 2\ny = 3\ngrad(x*y)").warnings == []
     # in the REPL's words there: :d 1 grad(x*y) said "--order did not apply to it"
-    from gradcli.session import REPL_HINTS
+    from gradcli.repl.words import REPL_WORDS
 
-    session = Session()
-    session.hints = dict(REPL_HINTS)
+    session = Session(words=REPL_WORDS)
     res = session.run("x = 2\ny = 3\ngrad(x*y)", EvalOptions(order=1))[-1]
     assert res.warnings == [
         "grad(...) gives the first partial derivatives only; :d's order did not apply to it"]
@@ -458,8 +460,9 @@ def test_eval_by_a_variable_the_expression_lacks_points_at_no_column() -> None:
     res = _last("x = 1\nx^2", order=1, wrt="y")
     assert res.error.message == "--wrt y: 'y' has no value; give one with --at y=... or y = ..."
     assert (res.error.line, res.error.column) == (2, None)
-    inside = _last("x = 1\nx^2 + y", order=1, wrt="y")  # here the name is there to point at
-    assert (inside.error.line, inside.error.column) == (2, 7)
+    # y in the expression with no value: its formulas, x read as its value (issue 23)
+    inside = _last("x = 1\nx^2 + y", order=1, wrt="y")
+    assert inside.to_dict()["derivative_formulas"] == ["1"]
 
 
 def test_eval_by_a_user_function_says_so() -> None:

@@ -7,6 +7,7 @@ nothing below the CLI ever prints.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from enum import IntEnum
 
 
@@ -17,11 +18,46 @@ class ExitStatus(IntEnum):
     CHECK_FAILED = 3  # --check found a derivative outside tolerance
 
 
+NEUTRAL_WORDS: dict[str, str] = {
+    "value": "give it a value",
+    "wrt": "name the variable to differentiate by",
+    "wrt_named": "",
+    "method_paren": "",
+    "method_use": "",
+    "order": "the order",
+    "series": "the series",
+    "check": "the check",
+    "grad": "the gradient",
+}
+"""How a hint reads where no shell words it (a library caller's view)."""
+
+
+def worded(template: str, name: str, words: Mapping[str, str]) -> str:
+    """``template`` with each ``{code}`` slot filled by the shell's words for it
+    (a shell knows its own flags and commands; the layers below name a code)."""
+    fields = {code: text.format(name=name) for code, text in NEUTRAL_WORDS.items()}
+    fields.update((code, text.format(name=name)) for code, text in words.items())
+    return template.format_map(fields)
+
+
+def literal(text: str) -> str:
+    """``text`` as a part of a hint template, read as it is."""
+    return text.replace("{", "{{").replace("}", "}}")
+
+
 class GradcliError(Exception):
-    """Base of every error a user may see; never shown with a traceback."""
+    """Base of every error a user may see; never shown with a traceback.
+
+    An error that tells the user how to fix it through a shell (give a value,
+    choose the variable) carries a ``template`` with code slots (``{value}``)
+    and the ``hint_name`` they concern; each shell rewords it with its own
+    words (``reword``), so no layer below the shells names a flag.
+    """
 
     kind = "math"
     exit_status = ExitStatus.ERROR
+    template: str | None = None
+    hint_name: str = ""
 
     def __init__(
         self, message: str, *, line: int | None = None, column: int | None = None
@@ -30,6 +66,36 @@ class GradcliError(Exception):
         self.message = message
         self.line = line
         self.column = column
+
+    @classmethod
+    def hinted(cls, template: str, name: str = "") -> GradcliError:
+        """An error whose message has hint slots, worded neutrally until a shell
+        rewords it."""
+        err = cls(worded(template, name, {}))
+        err.template, err.hint_name = template, name
+        return err
+
+    def prefixed(self, code: str, name: str) -> GradcliError:
+        """Put the hint slot ``code`` (about ``name``) before the message; returns self."""
+        self.template = "{" + code + "}" + (self.template or literal(self.message))
+        self.hint_name = self.hint_name or name
+        self.message = worded(self.template, self.hint_name, {})
+        return self
+
+    def prepend(self, text: str) -> GradcliError:
+        """Put ``text`` (plain, no slots) before the message; returns self."""
+        self.message = text + self.message
+        if self.template is not None:
+            self.template = literal(text) + self.template
+        self.args = (self.message,)
+        return self
+
+    def reword(self, words: Mapping[str, str]) -> GradcliError:
+        """Fill the hint slots with a shell's ``words``; returns self."""
+        if self.template is not None:
+            self.message = worded(self.template, self.hint_name, words)
+            self.args = (self.message,)
+        return self
 
     def at(self, line: int | None, column: int | None) -> GradcliError:
         """Attach a position unless one is already known; returns self."""
@@ -89,7 +155,17 @@ class DeviceError(GradcliError):
 
 
 class NumericWarning(UserWarning):
-    """A non-finite result from finite input: gradcli's own, never NumPy's raw one."""
+    """A non-finite result from finite input: gradcli's own, never NumPy's raw one.
+
+    Like an error, it may carry a hint ``template`` for a shell to word."""
+
+    template: str | None = None
+
+    @classmethod
+    def hinted(cls, template: str) -> NumericWarning:
+        warning = cls(worded(template, "", {}))
+        warning.template = template
+        return warning
 
 
 class ToolMissingError(GradcliError):

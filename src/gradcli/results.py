@@ -23,9 +23,12 @@ class CheckEntry(Record, mutable=True):
     abs_error: float
     rel_error: float
     ok: bool
+    variable: str | None = None  # --grad --check: the partial derivative's variable
 
     def to_dict(self) -> dict[str, Any]:
+        head = {} if self.variable is None else {"variable": self.variable}
         return {
+            **head,
             "order": self.order,
             "autodiff": to_plain(self.autodiff),
             "numerical": to_plain(self.numerical),
@@ -40,17 +43,20 @@ class Result(Record, mutable=True):
 
     input: str
     line: int = 1
-    kind: str = "value"  # value | assign | define | grad | error
+    kind: str = "value"  # value | assign | define | grad | formula | error
     value: Any = None  # np.ndarray, or {name: np.ndarray} for grad(...)
     name: str | None = None  # the bound name ("x") or defined signature ("f(x)")
     at: dict[str, np.ndarray] = factory(dict)
     wrt: str | None = None
     point: np.ndarray | None = None  # the value of wrt where derivatives were taken
+    point_text: str | None = None  # that value as typed (--at x=pi), for a series
     derivatives: list[np.ndarray] | None = None  # orders 1..N
     gradient: dict[str, np.ndarray] | None = None
     check: list[CheckEntry] | None = None
     series: list[np.ndarray] | None = None
     method: str | None = None  # "taylor" or "backprop", when derivatives were taken
+    formulas: list[Any] | None = None  # formula.Expr of orders 0..N (kind "formula", --formula)
+    gradient_formulas: dict[str, Any] | None = None  # name -> formula.Expr
     warnings: list[str] = factory(list)
     error: GradcliError | None = None
 
@@ -76,6 +82,8 @@ class Result(Record, mutable=True):
                 err["column"] = self.error.column
             out["error"] = err
             return out
+        if self.kind == "formula":
+            return {**out, **self.formula_dict()}
         out["at"] = {k: to_plain(v) for k, v in self.at.items()}
         if self.kind == "define":
             out["defined"] = self.name
@@ -95,6 +103,25 @@ class Result(Record, mutable=True):
             out["check"] = [c.to_dict() for c in self.check]
         if self.series is not None:
             out["series"] = [to_plain(c) for c in self.series]
+        out.update(self.formula_dict())
+        return out
+
+    def formula_dict(self) -> dict[str, Any]:
+        """The formula keys: ``wrt`` (of a formula result), ``formula``,
+        ``derivative_formulas`` (orders 1..N) and ``gradient_formulas``."""
+        out: dict[str, Any] = {}
+        if self.formulas is None and self.gradient_formulas is None:
+            return out
+        from .formula import plain  # noqa: PLC0415 - only results with formulas
+
+        if self.kind == "formula" and self.wrt is not None:
+            out["wrt"] = self.wrt
+        if self.formulas:
+            out["formula"] = plain(self.formulas[0])
+            if len(self.formulas) > 1:
+                out["derivative_formulas"] = [plain(f) for f in self.formulas[1:]]
+        if self.gradient_formulas is not None:
+            out["gradient_formulas"] = {k: plain(f) for k, f in self.gradient_formulas.items()}
         return out
 
 

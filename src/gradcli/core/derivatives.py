@@ -10,9 +10,9 @@ from __future__ import annotations
 import warnings
 from collections.abc import Sequence
 
-from ..errors import LimitError, NumericWarning
+from ..errors import LimitError, NumericWarning, literal
 from .backend import get_array_module
-from .graph import Variable
+from .graph import Constant, Variable
 
 
 def _zeros_like(x: Variable) -> Variable:
@@ -59,6 +59,10 @@ def summed_warning(y: Variable, x: Variable) -> str | None:
             "element's, index it, as in (expr)[0]")
 
 
+BACKPROP_MAX_NODES = 150_000
+"""Repeated backprop stops once its graphs add up to more nodes than this (about
+3 s): each order's graph is a few times the last one's."""
+
 GRAPH_WARN_NODES = 20_000
 """Repeated backprop warns (once) before it builds a graph larger than this."""
 
@@ -88,12 +92,13 @@ def graph_size(y: Variable, cap: int) -> int:
 def spend_nodes(spent: int, y: Variable, max_nodes: int, order: int, k: int,
                 hint: str) -> int:
     """``spent`` plus the size of y's graph (the order-k derivative's, on the way
-    to ``order``); LimitError, ending with ``hint``, once past ``max_nodes``."""
+    to ``order``); LimitError, ending with ``hint`` (a hint template), once past
+    ``max_nodes``."""
     spent += graph_size(y, max_nodes - spent)
     if spent > max_nodes:
-        raise LimitError(
+        raise LimitError.hinted(literal(
             f"repeated backprop to order {order} stopped at order {k}: its graphs "
-            f"have grown past {max_nodes:,} nodes in all; {hint}"
+            f"have grown past {max_nodes:,} nodes in all; ") + hint
         )
     return spent
 
@@ -126,8 +131,8 @@ def higher_derivatives(
             break
         if max_nodes is not None and k > 0:
             spent = spend_nodes(spent, current, max_nodes, order, k,
-                                "Taylor mode gives every order in one pass "
-                                "(--method taylor)")
+                                "Taylor mode gives every order in one pass"
+                                "{method_paren}")
         if not warned and k > 0:
             size = graph_size(current, GRAPH_WARN_NODES)
             growth = size / previous if previous else 3.0
@@ -135,14 +140,48 @@ def higher_derivatives(
             if expected > GRAPH_WARN_NODES:
                 warned = True
                 warnings.warn(
-                    f"repeated backprop to order {order}: the graph of the order-{k} "
-                    f"derivative already has {size:,}{'+' if size > GRAPH_WARN_NODES else ''}"
-                    f" nodes and grows about {growth:.1f}x per order; Taylor mode gives "
-                    "every order in one pass: use --method taylor",
-                    NumericWarning,
+                    NumericWarning.hinted(
+                        f"repeated backprop to order {order}: the graph of the order-{k} "
+                        f"derivative already has {size:,}"
+                        f"{'+' if size > GRAPH_WARN_NODES else ''} nodes and grows about "
+                        f"{growth:.1f}x per order; Taylor mode gives every order in one "
+                        "pass{method_use}"),
                     stacklevel=2,
                 )
             previous = size
         (current,) = grad(current, [x], create_graph=k + 1 < order)
         out.append(current)
     return out
+
+
+def nested_derivative(y: Variable, x: Variable, order: int,
+                      max_nodes: int | None = None) -> Variable:
+    """d^order y / dx^order as a differentiable graph, for any Variable x (leaf or not).
+
+    Raises LimitError once the graphs of the orders so far add up to more than
+    ``max_nodes`` nodes (default BACKPROP_MAX_NODES).
+    """
+    from .dot import walk  # noqa: PLC0415 - only nested derivatives need it
+
+    if max_nodes is None:
+        max_nodes = BACKPROP_MAX_NODES
+    current = y
+    spent = 0
+    for k in range(order):
+        if current is x:
+            current = Constant(get_array_module(x.data).ones_like(x.data))
+            continue
+        if current.creator is None:
+            return Constant(get_array_module(x.data).zeros_like(x.data))
+        if k:
+            spent = spend_nodes(spent, current, max_nodes, order, k, "ask for a lower order")
+        for v in walk(current)[0]:
+            v.grad = None
+        current.backward(retain_grad=True, create_graph=True)
+        g = x.grad
+        for v in walk(current)[0]:
+            v.grad = None
+        if g is None:
+            return Constant(get_array_module(x.data).zeros_like(x.data))
+        current = g
+    return current

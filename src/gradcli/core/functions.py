@@ -34,7 +34,7 @@ from .ops import (
     square,
     sub,
 )
-from .registry import REGISTRY, Builtin, elementwise, lookup, register
+from .registry import REGISTRY, Builtin, NamedConstant, elementwise, lookup, register
 from .running import builtin
 from .shapes import (
     MAX_ELEMENTS,
@@ -61,13 +61,18 @@ from .shapes import (
 )
 from .taylor import elementary as _taylor
 
-_LN2 = math.log(2.0)
-_LN10 = math.log(10.0)
-
 
 def _sign(x: Variable) -> Variable:
     # A Constant: the derivative of sign is 0 wherever it exists.
+    if not isinstance(x, Variable):  # a formula: sign(x) is abs(x)/x where x != 0
+        return abs(x) / x
     return Constant(get_array_module(x.data).sign(x.data))
+
+
+def _one_minus_square(x: Variable, sign: float = 1.0) -> Variable:
+    if not isinstance(x, Variable):  # a formula: the same value in plain operations
+        return sign * (1 - x * x)
+    return one_minus_square(x, sign)
 
 
 def _sigmoid_forward(xp: Any, x: Any) -> Any:
@@ -92,6 +97,8 @@ log = elementwise(
     taylor=_taylor.log_rule,
     aliases=("ln",),
 )
+_LN2 = NamedConstant(math.log(2.0), "log", 2.0)  # formulas write log(2)
+_LN10 = NamedConstant(math.log(10.0), "log", 10.0)
 log2 = elementwise(
     "log2", forward="log2", derivative=lambda x, y: 1 / (x * _LN2),
     doc="base-2 logarithm", domain=(0.1, 5.0), reference="log(x, 2)",
@@ -125,13 +132,13 @@ tan = elementwise(
 # 1 - x*x and x*x - 1 as one operation, exact near |x| = 1 and near 0 (see
 # OneMinusSquare)
 asin = elementwise(
-    "asin", forward="arcsin", derivative=lambda x, y: one_minus_square(x) ** -0.5,
+    "asin", forward="arcsin", derivative=lambda x, y: _one_minus_square(x) ** -0.5,
     doc="inverse sine", domain=(-0.9, 0.9), reference="asin(x)",
     taylor=_taylor.asin_rule,
     aliases=("arcsin",),
 )
 acos = elementwise(
-    "acos", forward="arccos", derivative=lambda x, y: -(one_minus_square(x) ** -0.5),
+    "acos", forward="arccos", derivative=lambda x, y: -(_one_minus_square(x) ** -0.5),
     doc="inverse cosine", domain=(-0.9, 0.9), reference="acos(x)",
     taylor=_taylor.acos_rule,
     aliases=("arccos",),
@@ -164,13 +171,13 @@ asinh = elementwise(
     aliases=("arcsinh", "arsinh"),
 )
 acosh = elementwise(
-    "acosh", forward="arccosh", derivative=lambda x, y: one_minus_square(x, -1.0) ** -0.5,
+    "acosh", forward="arccosh", derivative=lambda x, y: _one_minus_square(x, -1.0) ** -0.5,
     doc="inverse hyperbolic cosine", domain=(1.1, 5.0), reference="acosh(x)",
     taylor=_taylor.acosh_rule,
     aliases=("arccosh", "arcosh"),
 )
 atanh = elementwise(
-    "atanh", forward="arctanh", derivative=lambda x, y: 1 / one_minus_square(x),
+    "atanh", forward="arctanh", derivative=lambda x, y: 1 / _one_minus_square(x),
     doc="inverse hyperbolic tangent", domain=(-0.9, 0.9), reference="atanh(x)",
     taylor=_taylor.atanh_rule,
     aliases=("arctanh", "artanh"),

@@ -1,10 +1,8 @@
 """Arithmetic with broadcasting: + - * / and powers, and mean (DeZero steps 1-40).
 
-Every backward is written in these same operations, so a gradient is itself a
-graph that can be differentiated again (``create_graph=True``); each also has
-``_backward_data``, the same derivative on arrays for the plain backward pass.
-The structural operations live in shapes.py and are importable from here too,
-as they always were.
+Every backward is written in these same operations, so a gradient is a graph
+that differentiates again; ``_backward_data`` is the same derivative on arrays.
+The structural operations live in shapes.py (importable from here too).
 """
 
 from __future__ import annotations
@@ -21,6 +19,8 @@ from .graph import Constant, Function, Variable, _call1, _link, _new, _operand, 
 from .registry import lookup
 from .running import NOW, builtin
 from .shapes import (  # noqa: F401 - ops offered the structural operations: still does
+    MAX_DIMS,
+    MAX_ELEMENTS,
     BroadcastTo,
     GetItem,
     GetItemGrad,

@@ -50,6 +50,18 @@ class Builtin(Record):
             raise ArityError(f"{self.name} takes {want}: {self.signature}; got {n}")
 
 
+class NamedConstant(float):
+    """A float in a derivative rule that formulas write by name: ``log(2)``
+    for ``math.log(2)``. Arrays see the float; ``formula`` is (function, argument)."""
+
+    formula: tuple[str, float]
+
+    def __new__(cls, value: float, function: str, argument: float) -> NamedConstant:
+        self = super().__new__(cls, value)
+        self.formula = (function, argument)
+        return self
+
+
 REGISTRY: dict[str, Builtin] = {}
 ALIASES: dict[str, str] = {}
 """Another tool's name for a built-in -> the built-in's name (``ln`` -> ``log``)."""
@@ -150,6 +162,8 @@ def elementwise(
     )
 
     def wrapper(x: Any) -> Variable:
+        if not isinstance(x, Variable) and hasattr(x, "__gradcli_call__"):
+            return x.__gradcli_call__(name)  # a formula: the call, as a formula
         return _call1(_new(cls), x)  # cls()(x), one call shorter: cls has no __init__
 
     wrapper.__name__ = wrapper.__qualname__ = name

@@ -14,7 +14,8 @@ stay flat: ``1+1+...+1`` is one ``Chain`` and ``2**2**...**2`` one ``Power``.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
+from typing import Any
 
 from gradcli.record import Record
 
@@ -195,3 +196,44 @@ def walk(node: StatementNode | Slice) -> Iterator[StatementNode | Slice]:
         current = stack.pop()
         yield current
         stack.extend(reversed(children(current)))
+
+
+def free_names(node: Any, functions: Mapping[str, Any] | None = None) -> list[str]:
+    """Variable names used in ``node``, in order of first use (no function names).
+
+    With ``functions``, the names that the user functions ``node`` calls use
+    (their bodies, parameters aside; and the functions those call) count too,
+    after the names written in ``node`` itself: ``g(a) = a*x`` makes ``g(2)``
+    depend on x, and with ``f(t) = a*t``, ``f(x)*b`` gives x, b, a.
+    """
+    written: dict[str, None] = {}
+    through: dict[str, None] = {}
+    visited: set[tuple[str, tuple[str, ...]]] = set()
+
+    def visit(tree: Any, params: tuple[str, ...], diffs: tuple[str, ...],
+              seen: dict[str, None]) -> None:
+        # params: the parameters of the function whose body this is; diffs: the
+        # names bound by diff(expr, x, n, a) around it, which a called function's
+        # body sees too (a caller's parameters it does not)
+        stack = [(tree, diffs)]
+        while stack:
+            n, around = stack.pop()
+            if isinstance(n, Name):
+                if n.id not in params and n.id not in around:
+                    seen.setdefault(n.id)
+                continue
+            if functions and isinstance(n, (Call, Prime)) and n.func in functions \
+                    and (n.func, around) not in visited:
+                visited.add((n.func, around))
+                definition = functions[n.func]
+                visit(definition.body, definition.params, around, through)
+            parts = [(child, around) for child in children(n)]
+            if isinstance(n, Call) and n.func == "diff" and len(n.args) == 4 \
+                    and isinstance(n.args[1], Name):
+                # diff(expr, x, n, a) binds x to a inside expr: x is not free there
+                x = n.args[1].id
+                parts = [(n.args[0], (*around, x)), (n.args[2], around), (n.args[3], around)]
+            stack.extend(reversed(parts))
+
+    visit(node, (), (), written)
+    return [*written, *(name for name in through if name not in written)]

@@ -1,4 +1,4 @@
-"""The CSV format: a header row, then one row per statement.
+"""The CSV format: a header row, then one row per statement (per point of a sweep).
 
 Columns, in order (those in brackets only when asked for):
 
@@ -12,23 +12,38 @@ as for JSON); non-finite ones are ``nan``, ``inf``, ``-inf``; arrays are their
 one-line text ``[1, 2.5]``; a gradient (and the value of ``grad(...)``) is
 ``x: 3; y: 2``. A definition has an empty value; a failed statement has its
 message in ``error`` and nothing else but its input. Rows end in ``\\n``.
+
+A sweep (``--at`` gives an array: ``CsvRenderer(opts, sweep=["x"])``) is a
+tidy table instead: the columns are
+
+    input, x (one for each --at variable), value, [d1 .. dN], [gradient], [c0 .. cN],
+    [check...], error
+
+and a result over the points has one row a point (render/sweep.py says
+which results do); every other result is one row, as above, with its
+``--at`` values in their columns.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from typing import Any
 
+import numpy as np
+
 from ..results import Result
-from .numbers import format_value
+from .numbers import CHUNK, _texts, format_value
 from .plain import RenderOptions
+from .sweep import flat, point_shape
 
 CHECK_FIELDS = ("autodiff", "numerical", "abs_error", "rel_error", "ok")
 
 
-def header(opts: RenderOptions) -> list[str]:
-    cols = ["input"]
-    if opts.wants_wrt:
+def header(opts: RenderOptions, sweep: Sequence[str] = ()) -> list[str]:
+    """The columns; with ``sweep`` (the --at names of a sweep) the tidy ones."""
+    cols = ["input", *sweep]
+    if opts.wants_wrt and not sweep:
         cols.append("wrt")
     cols.append("value")
     cols.extend(f"d{k}" for k in range(1, opts.order + 1))
@@ -61,13 +76,22 @@ def row(res: Result, opts: RenderOptions, columns: list[str] | None = None) -> l
             cells["gradient"] = _mapping(res.gradient)
         for k, c in enumerate(res.series or ()):
             cells[f"c{k}"] = format_value(c)
+        partials = [e for e in res.check or () if e.variable is not None]
         for entry in res.check or ():
+            if entry.variable is not None:
+                continue
             prefix = f"check{entry.order}_"
             cells[prefix + "autodiff"] = format_value(entry.autodiff)
             cells[prefix + "numerical"] = format_value(entry.numerical)
             cells[prefix + "abs_error"] = format_value(entry.abs_error)
             cells[prefix + "rel_error"] = format_value(entry.rel_error)
             cells[prefix + "ok"] = "true" if entry.ok else "false"
+        if partials:  # --grad --check: each check1 cell maps the variables, as gradient does
+            for field in CHECK_FIELDS:
+                cells["check1_" + field] = "; ".join(
+                    f"{e.variable}: " + (("true" if e.ok else "false") if field == "ok"
+                                         else format_value(getattr(e, field)))
+                    for e in partials)
     return [cells.get(col, "") for col in columns or header(opts)]
 
 
@@ -91,18 +115,75 @@ def format_row(cells: list[str]) -> str:
     return ",".join(map(_cell, cells)) + "\n"
 
 
-class CsvRenderer:
-    """Writes the header once, then a row per result."""
+def sweep_rows(res: Result, opts: RenderOptions, columns: list[str],
+               sweep: Sequence[str]) -> str:
+    """The CSV text of ``res`` in a sweep's table: a row a point where it is
+    over the points, else one row with the --at values in their columns."""
+    shape = point_shape(res, sweep)
+    if shape is None:
+        cells = dict(zip(columns, row(res, opts, columns)))
+        if res.error is None:  # a scalar statement: the scalar --at values only
+            for name in sweep:
+                if name in res.at and np.ndim(res.at[name]) == 0:
+                    cells[name] = format_value(res.at[name])
+        return format_row([cells[c] for c in columns])
+    arrays: dict[str, Any] = {name: res.at[name] for name in sweep if name in res.at}
+    arrays["value"] = res.value
+    for k, d in enumerate(res.derivatives or (), start=1):
+        arrays[f"d{k}"] = d
+    for k, c in enumerate(res.series or ()):
+        arrays[f"c{k}"] = c
+    constant: dict[str, str] = {"input": _cell(res.input)}
+    for entry in res.check or ():
+        prefix = f"check{entry.order}_"
+        arrays[prefix + "autodiff"] = entry.autodiff
+        arrays[prefix + "numerical"] = entry.numerical
+        constant[prefix + "abs_error"] = format_value(entry.abs_error)
+        constant[prefix + "rel_error"] = format_value(entry.rel_error)
+        constant[prefix + "ok"] = "true" if entry.ok else "false"
+    size = int(np.prod(shape))
+    out = []
+    for start in range(0, size, CHUNK):  # a chunk's strings at a time (see numbers.CHUNK)
+        stop = min(size, start + CHUNK)
+        cols = []
+        for col in columns:
+            if col in arrays:
+                cols.append(_point_texts(arrays[col], shape, start, stop))
+            elif col == "gradient" and res.gradient is not None:
+                parts = [[f"{k}: {t}" for t in _point_texts(g, shape, start, stop)]
+                         for k, g in res.gradient.items()]
+                cols.append(["; ".join(p) for p in zip(*parts)])
+            else:
+                cols.append([constant.get(col, "")] * (stop - start))
+        out.append("".join(",".join(cells) + "\n" for cells in zip(*cols)))
+    return "".join(out)
 
-    def __init__(self, opts: RenderOptions) -> None:
+
+def _point_texts(a: Any, shape: tuple[int, ...], start: int, stop: int) -> list[str]:
+    arr = np.asarray(a)
+    if arr.dtype.kind == "b":
+        return ["true" if v else "false" for v in flat(arr, shape)[start:stop].tolist()]
+    if arr.dtype.kind == "c":
+        return [format_value(v) for v in flat(arr, shape)[start:stop]]
+    return _texts(flat(arr.astype(np.float64, copy=False), shape)[start:stop], None)
+
+
+class CsvRenderer:
+    """Writes the header once, then a row per result (a row per point of a
+    sweep with ``sweep``, the --at names: see render/sweep.py's sweep_names)."""
+
+    def __init__(self, opts: RenderOptions, sweep: Sequence[str] = ()) -> None:
         self.opts = opts
-        self.columns = header(opts)
+        self.sweep = list(sweep)
+        self.columns = header(opts, self.sweep)
 
     def header(self) -> str:
         return format_row(self.columns)
 
     def row(self, res: Result) -> str:
+        if self.sweep:
+            return sweep_rows(res, self.opts, self.columns, self.sweep)
         return format_row(row(res, self.opts, self.columns))
 
 
-__all__ = ["CsvRenderer", "format_row", "header", "row"]
+__all__ = ["CsvRenderer", "format_row", "header", "row", "sweep_rows"]

@@ -5,15 +5,24 @@ Each line is ``Result.to_dict()`` with the non-finite numbers NaN, +inf and
 with ``allow_nan=False`` and any JSON parser reads the output. Numbers keep
 full precision (Python writes the shortest text that reads back to the same
 float64) and the text is ASCII (``ensure_ascii``).
+
+``render_json_rows`` (``--rows``) writes a result over the points of a sweep
+as one object a point instead: the same keys, each number the point's own,
+and ``at`` the point's --at values (render/sweep.py says which results are
+per point; any other is its one object, as by default).
 """
 
 from __future__ import annotations
 
 import json
 import math
+from collections.abc import Sequence
 from typing import Any
 
-from ..results import Result
+import numpy as np
+
+from ..results import Result, to_plain
+from .sweep import flat, point_shape
 
 
 def strict(obj: Any) -> Any:
@@ -42,6 +51,47 @@ def render_json(res: Result) -> str:
     return json.dumps(strict(res.to_dict()), allow_nan=False)
 
 
+def render_json_rows(res: Result, sweep: Sequence[str]) -> str:
+    """One line of JSON a point of a sweep (``sweep``: the --at names), or the
+    result's one line where it is not over the points; no final newline."""
+    shape = point_shape(res, sweep)
+    if shape is None:
+        return render_json(res)
+    columns = {}
+
+    def column(a: object) -> list:
+        key = id(a)
+        if key not in columns:
+            columns[key] = to_plain(flat(a, shape))
+        return columns[key]
+
+    at = {n: column(v) for n, v in res.at.items() if np.shape(v) in ((), shape)}
+    value = column(res.value)
+    ds = [column(d) for d in res.derivatives or ()]
+    grads = {k: column(g) for k, g in (res.gradient or {}).items()}
+    series = [column(c) for c in res.series or ()]
+    checks = [(c, column(c.autodiff), column(c.numerical)) for c in res.check or ()]
+    lines = []
+    for i in range(int(np.prod(shape))):
+        out: dict[str, Any] = {"input": res.input, "at": {n: v[i] for n, v in at.items()}}
+        if res.wrt is not None:
+            out["wrt"] = res.wrt
+        out["value"] = value[i]
+        if ds:
+            out["derivatives"] = [d[i] for d in ds]
+        if res.gradient is not None:
+            out["gradient"] = {k: g[i] for k, g in grads.items()}
+        if res.check is not None:
+            out["check"] = [{**({} if c.variable is None else {"variable": c.variable}),
+                             "order": c.order, "autodiff": a[i], "numerical": n[i],
+                             "abs_error": c.abs_error, "rel_error": c.rel_error, "ok": c.ok}
+                            for c, a, n in checks]
+        if res.series is not None:
+            out["series"] = [c[i] for c in series]
+        lines.append(json.dumps(strict(out), allow_nan=False))
+    return "\n".join(lines)
+
+
 def error_json(input_text: str, kind: str, message: str,
                line: int | None = None, column: int | None = None) -> str:
     """A JSON error object for a failure that has no Result (``--at``, ``--device``)."""
@@ -52,4 +102,4 @@ def error_json(input_text: str, kind: str, message: str,
     return json.dumps({"input": input_text, "error": error}, allow_nan=False)
 
 
-__all__ = ["error_json", "render_json", "strict"]
+__all__ = ["error_json", "render_json", "render_json_rows", "strict"]

@@ -40,7 +40,7 @@ class RenderOptions(Record):
 
 
 def series_text(coefficients: list[Any], var: str, point: Any,
-                digits: int | None = None) -> str:
+                digits: int | None = None, point_text: str | None = None) -> str:
     """The Taylor polynomial ``c0 + c1*(x - a) + c2*(x - a)^2 + ...`` on one line.
 
     About 0 the powers are plain ``x``, ``x^2``; about a negative point they
@@ -63,41 +63,19 @@ def series_text(coefficients: list[Any], var: str, point: Any,
             terms.append(power if bool(np.all(c == 1)) else f"{format_value(c, digits)}*{power}")
         return " + ".join(terms) if terms else "0"
 
-    a_value = float(a)
-    a_text = format_number(abs(a_value), digits)
-    if a_text == "0":
-        base = var
-    elif a_value > 0:
-        base = f"({var} - {a_text})"
-    else:
-        base = f"({var} + {a_text})"
-    terms = []
-    for k, c in enumerate(coefficients):
-        c_text = format_number(float(np.asarray(c)), digits)
-        if c_text == "0":
-            continue
-        if k == 0:
-            terms.append(c_text)
-            continue
-        power = base if k == 1 else f"{base}^{k}"
-        if c_text == "1":
-            terms.append(power)
-        elif c_text == "-1":
-            terms.append("-" + power)
-        else:
-            terms.append(f"{c_text}*{power}")
-    if not terms:
-        return "0"
-    out = terms[0]
-    for term in terms[1:]:
-        out += f" - {term[1:]}" if term.startswith("-") else f" + {term}"
-    return out
+    from ..formula.series_text import series_text as as_mathematics  # noqa: PLC0415
+
+    # simple rationals exact, rounding noise left out, the point as typed
+    text = point_text or format_number(float(a), digits)
+    return as_mathematics([float(np.asarray(c)) for c in coefficients], var, text,
+                          number=lambda v: format_number(v, digits))
 
 
 def check_line(entry: CheckEntry, digits: int | None = None) -> str:
     verdict = "pass" if entry.ok else "FAIL"
+    what = f"order {entry.order}" if entry.variable is None else f"d/d{entry.variable}"
     return (
-        f"check order {entry.order}: autodiff {format_value(entry.autodiff, digits)}"
+        f"check {what}: autodiff {format_value(entry.autodiff, digits)}"
         f" numerical {format_value(entry.numerical, digits)}"
         f" abs_error {format_number(entry.abs_error, digits)}"
         f" rel_error {format_number(entry.rel_error, digits)} {verdict}"
@@ -115,16 +93,34 @@ def render_plain(res: Result, opts: RenderOptions, point: Any = None) -> list[st
     digits = opts.digits
     if res.kind == "grad":
         return gradient_lines(res.value, digits)
+    if res.kind == "formula":
+        return formula_lines(res)
     # With --series alone the polynomial is the answer (its c0 is the value).
     lines = [] if res.series is not None and not opts.order else [format_value(res.value, digits)]
     lines.extend(format_value(d, digits) for d in res.derivatives or ())
     if res.gradient is not None:
         lines.extend(gradient_lines(res.gradient, digits))
     if res.series is not None:
-        lines.append(series_text(res.series, res.wrt or "x", point, digits))
+        lines.append(series_text(res.series, res.wrt or "x", point, digits, res.point_text))
     for entry in res.check or ():
         lines.append(check_line(entry, digits))
+    if res.formulas or res.gradient_formulas:  # --formula: beside the numbers
+        lines.extend(f"formula {line}" for line in formula_lines(res, labelled=True))
     return lines
 
 
-__all__ = ["RenderOptions", "check_line", "gradient_lines", "render_plain", "series_text"]
+def formula_lines(res: Result, labelled: bool = False, write: Any = None) -> list[str]:
+    """A formula result's lines: orders 0..N one a line, or ``d/dx: ...`` for
+    each variable of a gradient (``labelled``: ``order K: ...`` for the orders).
+    ``write`` prints a formula (gradcli's own syntax by default)."""
+    from ..formula import plain  # noqa: PLC0415 - only results with formulas
+
+    write = write or plain
+    lines = [f"order {k}: {write(f)}" if labelled else write(f)
+             for k, f in enumerate(res.formulas or ())]
+    lines.extend(f"d/d{name}: {write(f)}" for name, f in (res.gradient_formulas or {}).items())
+    return lines
+
+
+__all__ = ["RenderOptions", "check_line", "formula_lines", "gradient_lines", "render_plain",
+           "series_text"]

@@ -28,7 +28,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from ..results import Result
+from ..results import CheckEntry, Result
 from .numbers import format_number, format_summary, format_value
 from .plain import RenderOptions, series_text
 
@@ -41,10 +41,13 @@ def _colour_system() -> str:
 
 class TableRenderer:
     def __init__(self, file: IO[str], opts: RenderOptions, *, colour: bool,
-                 terminal: bool) -> None:
+                 terminal: bool, console: Console | None = None,
+                 table_box: box.Box | None = None) -> None:
+        """``console`` and ``table_box``: draw on that console (the REPL's) in
+        that style, rather than on a new one on ``file``."""
         self.opts = opts
         self.terminal = terminal
-        self.console = Console(
+        self.console = console or Console(
             file=file,
             color_system=_colour_system() if colour else None,
             no_color=not colour,
@@ -56,7 +59,7 @@ class TableRenderer:
             width=None if terminal else 10**9,
             safe_box=True,
         )
-        self.box = box.ROUNDED if terminal else box.ASCII
+        self.box = table_box or (box.ROUNDED if terminal else box.ASCII)
 
     def _num(self, value: Any) -> str:
         # a terminal shows large arrays summarised; a file gets every number
@@ -112,20 +115,26 @@ class TableRenderer:
         if res.kind == "grad":
             self._gradient(res.input, res.value)
             return
-        if not (res.derivatives or res.check or res.series is not None):
+        if res.kind == "formula":
+            self._formulas(res)
+            return
+        checks = [c for c in res.check or () if c.variable is None]
+        if not (res.derivatives or checks or res.series is not None):
             line = Text(f"{res.input} = ")
             line.append(self._num(res.value), style="bold")
             out.print(line)
         else:
             self._orders(res)
         if res.gradient is not None:
-            self._gradient(f"gradient of {res.input}", res.gradient)
+            partials = {c.variable: c for c in res.check or () if c.variable is not None}
+            self._gradient(f"gradient of {res.input}", res.gradient, partials)
         if res.series is not None:
-            poly = series_text(res.series, res.wrt or "x", point, self.opts.digits)
+            poly = series_text(res.series, res.wrt or "x", point, self.opts.digits,
+                               res.point_text)
             out.print(Text("series: ", style="bold") + Text(poly))
 
     def _orders(self, res: Result) -> None:
-        checks = {c.order: c for c in res.check or ()}
+        checks = {c.order: c for c in res.check or () if c.variable is None}
         columns = ["order", "value"]
         if checks:
             columns += ["numerical", "abs error", "rel error", "check"]
@@ -141,6 +150,11 @@ class TableRenderer:
             columns.insert(2, "coefficient")
             if len(values) == 1:
                 columns.pop(1)
+        formulas = dict(enumerate(res.formulas or ()))
+        if formulas:
+            from ..formula import plain  # noqa: PLC0415
+
+            columns.append("formula")
         rows = []
         for k in sorted(values.keys() | series.keys()):
             row: list[Any] = [str(k)]
@@ -153,19 +167,44 @@ class TableRenderer:
                 if c is None:
                     row += ["", "", "", ""]
                 else:
-                    mark = Text("pass", style="green") if c.ok else Text("FAIL", style="bold red")
-                    row += [
-                        self._num(c.numerical),
-                        format_number(c.abs_error, self.opts.digits or 3),
-                        format_number(c.rel_error, self.opts.digits or 3),
-                        mark,
-                    ]
+                    row += self._check_cells(c)
+            if formulas:
+                row.append(plain(formulas[k]) if k in formulas else "")
             rows.append(row)
         self._show(title, columns, rows)
 
-    def _gradient(self, title: str, values: dict[str, Any]) -> None:
-        self._show(title, ["variable", "partial derivative"],
-                   [[f"d/d{name}", self._num(v)] for name, v in values.items()])
+    def _formulas(self, res: Result) -> None:
+        from ..formula import plain  # noqa: PLC0415
+
+        if res.gradient_formulas is not None:
+            self._show(res.input, ["variable", "partial derivative"],
+                       [[f"d/d{n}", plain(f)] for n, f in res.gradient_formulas.items()])
+            return
+        if res.wrt is None:  # a statement that is a formula: diff(x^3, x)
+            self.console.print(Text(f"{res.input} = {plain(res.formulas[0])}"))
+            return
+        title = f"{res.input}  (d/d{res.wrt})"
+        self._show(title, ["order", "formula"],
+                   [[str(k), plain(f)] for k, f in enumerate(res.formulas or ())])
+
+    def _check_cells(self, c: CheckEntry) -> list[Any]:
+        mark = Text("pass", style="green") if c.ok else Text("FAIL", style="bold red")
+        return [self._num(c.numerical), format_number(c.abs_error, self.opts.digits or 3),
+                format_number(c.rel_error, self.opts.digits or 3), mark]
+
+    def _gradient(self, title: str, values: dict[str, Any],
+                  checks: dict[str | None, CheckEntry] | None = None) -> None:
+        columns = ["variable", "partial derivative"]
+        if checks:
+            columns += ["numerical", "abs error", "rel error", "check"]
+        rows = []
+        for name, v in values.items():
+            row: list[Any] = [f"d/d{name}", self._num(v)]
+            if checks:
+                c = checks.get(name)
+                row += self._check_cells(c) if c is not None else ["", "", "", ""]
+            rows.append(row)
+        self._show(title, columns, rows)
 
 
 def _unbroken_width(columns: list[str], rows: list[list[Any]]) -> int:

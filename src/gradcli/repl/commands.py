@@ -11,14 +11,12 @@ from __future__ import annotations
 import copy
 import difflib
 import math
-import os
 import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from ..errors import GradcliError, LimitError, UsageError
 from ..render.errors import format_error
-from .display import Row
 
 if TYPE_CHECKING:
     from ..results import Result
@@ -30,9 +28,12 @@ COMMANDS: dict[str, tuple[str, str]] = {
     ":help": (":help [NAME]", "the language, commands and built-ins; :help sin for one"),
     ":vars": (":vars", "variables and their values"),
     ":funcs": (":funcs", "defined functions"),
-    ":d": (":d [N] EXPR", "derivatives of orders 0..N (default 1) at the variable's value"),
-    ":check": (":check EXPR", "backprop against central differences (orders 1, 2)"),
+    ":d": (":d [N] EXPR [wrt X]",
+           "derivatives of orders 0..N (default 1) by X (the only variable) at its value"),
+    ":check": (":check EXPR [wrt X]", "autodiff against numerical estimates (orders 1, 2)"),
     ":plot": (":plot [N] EXPR FILE", "graph of EXPR (or its N-th derivative): .png .svg .pdf .dot"),
+    ":curve": (":curve EXPR [A B] [N]",
+               "EXPR and its derivatives 1..N over A..B (default -5 5), drawn here"),
     ":clear": (":clear [NAME...]", "forget every variable and function, or the ones named"),
     ":quit": (":quit", "leave (Ctrl-D on an empty line too)"),
 }
@@ -48,11 +49,26 @@ KEYS = [
 ]
 # those whose usage is their bare name
 _NO_ARGUMENTS = {name for name, (usage, _) in COMMANDS.items() if usage == name}
-_QUOTED_FILE = re.compile(r"""(?:^|\s)(["'])(.*)\1\s*$""")  # the language has no strings
 # the optional N of :d and :plot, and what was meant as one: -1, 1.5, 1e3
 _NUMBER_TEXT = r"-?[\d.]+(?:[eE][+-]?\d+)?"
 _ORDER = re.compile(rf"({_NUMBER_TEXT})\s+(?=\S)")
 _NUMBER = re.compile(_NUMBER_TEXT)
+_PRIME = re.compile(r"([^\W\d]\w*)('+)")  # f' alone: its formula
+_WRT = re.compile(r"\s+wrt\s+(\S+)\s*$")  # `:d g(a, b) wrt b`
+
+
+def _split_wrt(args: str, first_line: int, offset: int) -> tuple[str, str | None]:
+    """``"g(a, b) wrt b"`` -> ("g(a, b)", "b"); a variable that is not a name is an
+    error under it."""
+    from ..lang.names import is_name  # noqa: PLC0415
+
+    m = _WRT.search(args)
+    if m is None:
+        return args, None
+    if not is_name(m.group(1)):
+        raise UsageError(f"wrt takes a variable name, not '{m.group(1)}'").at(
+            first_line, offset + 1 + m.start(1))
+    return args[:m.start()], m.group(1)
 
 
 class Shell:
@@ -93,7 +109,20 @@ class Shell:
         session = self.session
         if stripped in ("quit", "exit") and stripped not in session.values:
             return False
+        prime = _PRIME.fullmatch(stripped)
+        if prime and self._prime_formula(prime.group(1), len(prime.group(2))):
+            return True
         self.show(session.run(text, first_line=first_line, whole=True), text, first_line)
+        return True
+
+    def _prime_formula(self, name: str, order: int) -> bool:
+        """``f'`` alone: ``f'(x) = 4*x^3 - 4*x`` for a function of one variable."""
+        from ..formulas import prime_formula  # noqa: PLC0415
+
+        text = prime_formula(self.session, name, order)
+        if text is None:
+            return False
+        self.display.formula_line(text)
         return True
 
     # --- showing results ---------------------------------------------------------
@@ -110,6 +139,8 @@ class Shell:
                 self.display.defined(r.name)
             elif r.kind == "grad":
                 self.display.grad(r.value)
+            elif r.kind == "formula":
+                self.display.formulas(r)
             else:
                 self.display.value(r.value)
 
@@ -185,13 +216,17 @@ class Shell:
     def cmd_funcs(self, args: str, text: str, first_line: int, offset: int) -> None:
         defs = sorted(self.session.functions.values(), key=lambda d: d.name)
         if defs:
-            self.display.functions([(d.signature, body_of(d.source)) for d in defs])
+            from ..formulas import definition_text  # noqa: PLC0415
+
+            self.display.functions([(d.signature, definition_text(self.session, d) or
+                                     one_line(body_of(d.source))) for d in defs])
         else:
             self.display.info("no functions yet; define one: f(x) = x**4 - 2*x**2")
 
     def cmd_d(self, args: str, text: str, first_line: int, offset: int) -> None:
         from ..session import EvalOptions  # noqa: PLC0415
 
+        args, wrt = _split_wrt(args, first_line, offset)
         order, expr, skip = _split_order(args, 1, first_line, offset)
         if not expr.strip() or not skip and _NUMBER.fullmatch(expr.strip()):
             # `:d 2` alone is an order without its expression far more often than
@@ -199,9 +234,12 @@ class Shell:
             raise UsageError("usage: :d [N] EXPR, as in :d 2 sin(x)")
         _expressions_only(expr, ":d")
         session = self.session
-        results = session.run(expr, EvalOptions(order=order), first_line)
+        results = session.run(expr, EvalOptions(order=order, wrt=wrt), first_line)
         for r in results:
-            if r.error is None and r.kind == "value" and r.derivatives is not None:
+            if r.error is None and r.kind == "formula":
+                self._before(r)
+                self.display.formulas(r)
+            elif r.error is None and r.kind == "value" and r.derivatives is not None:
                 # a constant has no variable, and derivatives of 0, as in gradcli eval
                 at = _value_of(session, r.wrt) if r.wrt else None
                 self._before(r)
@@ -212,41 +250,40 @@ class Shell:
     def cmd_check(self, args: str, text: str, first_line: int, offset: int) -> None:
         from ..session import EvalOptions  # noqa: PLC0415
 
+        args, wrt = _split_wrt(args, first_line, offset)
         if not args.strip():
-            raise UsageError("usage: :check EXPR, as in :check sin(x)**2")
+            raise UsageError("usage: :check EXPR [wrt X], as in :check sin(x)**2")
         _expressions_only(args, ":check")
-        results = self.session.run(args, EvalOptions(check=True), first_line)
+        results = self.session.run(args, EvalOptions(check=True, wrt=wrt), first_line)
         for r in results:
             if r.error is None and r.kind == "value" and r.check is not None:
-                rows = [Row(c.order, c.autodiff, c.numerical, c.abs_error, c.rel_error, c.ok)
-                        for c in r.check]
                 self._before(r)
-                if rows:
-                    self.display.check(r.input, r.wrt or "", rows)
+                if r.check:
+                    self.display.check(r)
                 else:
                     self.display.info("nothing to check: no derivative here has an estimate")
             else:
                 self.show([r], text, first_line, offset)
 
     def cmd_plot(self, args: str, text: str, first_line: int, offset: int) -> None:
+        from ..lang.reader import split_file_name  # noqa: PLC0415
         from ..render.graph import graph_format, write_graph  # noqa: PLC0415
 
-        quoted = _QUOTED_FILE.search(args)  # "my graph.png": a name with spaces
-        parts = [args[:quoted.start()], quoted.group(2)] if quoted else args.rsplit(None, 1)
+        # FILE is read as a shell reads a word: "my graph.png", ~/g.png
+        spec, path = split_file_name(args) if args.strip() else ("", "")
         # `:plot 1 sum(v^2)`: an order and an expression, the FILE left out (as
         # for :d, a number alone is not taken for the expression: `:plot 0 2 g.dot`)
-        if len(parts) < 2 or not parts[0].strip() or not parts[1] \
-                or _NUMBER.fullmatch(parts[0].strip()):
+        if not spec.strip() or _NUMBER.fullmatch(spec.strip()):
             raise UsageError(
                 "usage: :plot [N] EXPR FILE, as in :plot 2 x**4 - 2*x**2 graph.png"
             )
-        spec, file = parts
         order, expr, skip = _split_order(spec, 0, first_line, offset)
-        path = os.path.expanduser(file)
         graph_format(path)  # a bad extension fails before any work
         session = self.session
+        from ..graphs import graph  # noqa: PLC0415 - loaded with the session
+
         try:
-            g = session.graph(expr, order=order)
+            g = graph(session, expr, order=order)
         except GradcliError as err:
             if err.line is not None:  # counted from the expression's line: the input's
                 err = copy.copy(err)
@@ -260,6 +297,30 @@ class Shell:
                 self._warn(line[len("warning: "):], first_line)
             else:
                 self.display.info(line)
+
+    def cmd_curve(self, args: str, text: str, first_line: int, offset: int) -> None:
+        from ..curves import DEFAULT_POINTS, sample_curves, session_evaluator, session_number
+        from ..lang.parser import parse
+        from ..lang.ranges import over_range
+        from ..variables import default_wrt
+
+        expr, ends, order = _split_curve(args, first_line, offset)
+        if not expr.strip():
+            raise UsageError("usage: :curve EXPR [A B] [N], as in :curve sin(x) 0 2pi 1")
+        _expressions_only(expr, ":curve")
+        session = self.session
+        try:
+            statements = parse(expr)
+            var = (default_wrt(session, statements[-1].node) if statements else None) or "x"
+            a, b = over_range(var, ":".join(ends), session_number(session))
+            data = sample_curves(session_evaluator(session), [expr.strip()], var, a, b,
+                                 DEFAULT_POINTS, order)
+        except GradcliError as err:
+            self.show_error(err, text, first_line, offset)
+            return
+        for w in data.notes:
+            self._warn(w, first_line)
+        self.display.curve(data)
 
     def cmd_clear(self, args: str, text: str, first_line: int, offset: int) -> None:
         names = args.replace(",", " ").split()
@@ -293,13 +354,42 @@ def _split_order(args: str, default: int, first_line: int = 1,
     if not (value >= 0 and value.is_integer()):
         raise UsageError(f"the order must be a whole number from 0, not {m.group(1)}").at(
             first_line, offset + 1)
-    from ..session import order_limit  # noqa: PLC0415 - loaded with the session
+    from ..variables import order_limit  # noqa: PLC0415 - loaded with the session
 
     try:
         order_limit("order", int(value))
     except LimitError as err:
         raise err.at(first_line, offset + 1) from None
     return int(value), args[m.end():], m.end()
+
+
+_CURVE_NUMBER = re.compile(r"[-+]?(?:(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?(?:pi|π)?|pi|π|e)")
+
+
+def _split_curve(args: str, first_line: int, offset: int) -> tuple[str, list[str], int]:
+    """``:curve``'s arguments: the expression, then up to three numbers (A B, N,
+    or A B N) after a space; numbers that an operator before them ties to the
+    expression (``x^2 + 1``) are its own."""
+    words = args.split()
+    numbers = 0
+    while numbers < min(3, len(words) - 1) and _CURVE_NUMBER.fullmatch(words[-1 - numbers]):
+        numbers += 1
+    while numbers:
+        cut = len(args)
+        for _ in range(numbers):
+            cut = args.rstrip()[:cut].rstrip().rfind(" ", 0, cut)
+        head = args[:cut].rstrip()
+        if head and head[-1] not in "+-*/^@,([=":
+            break
+        numbers -= 1
+    tail = words[len(words) - numbers:] if numbers else []
+    expr = " ".join(words[: len(words) - numbers]) if numbers else args
+    ends, order = ["-5", "5"], 0
+    if len(tail) in (2, 3):
+        ends = tail[:2]
+    if len(tail) in (1, 3):
+        order, _, _ = _split_order(tail[-1] + " .", 0, first_line, offset)
+    return expr, ends, order
 
 
 def _expressions_only(text: str, command: str) -> None:
@@ -322,6 +412,13 @@ def _value_of(session: Session, name: str) -> Any:
         if n == name:
             return v
     return None
+
+
+def one_line(text: str) -> str:
+    """A definition written over several lines, on one: comments dropped, and
+    each line break with the indentation around it a single space."""
+    return " ".join(" ".join(line.split("#", 1)[0].split()) for line in text.split("\n")
+                    ).replace("( ", "(").replace("[ ", "[").strip()
 
 
 def body_of(source: str) -> str:

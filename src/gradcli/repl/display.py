@@ -12,10 +12,13 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Sequence
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
 from ..pipes import write_whole
-from ..record import Record
+
+if TYPE_CHECKING:
+    from ..curves import Curves
+    from ..results import Result
 
 
 def format_value(value: Any, digits: int | None = None) -> str:
@@ -35,17 +38,6 @@ def format_number(x: float, digits: int | None = None) -> str:
     from ..render.numbers import format_number as fn  # noqa: PLC0415
 
     return fn(x, digits)
-
-
-class Row(Record):
-    """One derivative check, already as the numbers to show."""
-
-    order: int
-    autodiff: Any
-    numerical: Any
-    abs_error: float
-    rel_error: float
-    ok: bool
 
 
 def short_value(value: Any, limit: int = 8) -> str:
@@ -107,11 +99,25 @@ class PlainDisplay:
         for v in values:
             self._print(format_value(v))
 
-    def check(self, expr: str, wrt: str, rows: Sequence[Row]) -> None:
+    def formulas(self, res: Result) -> None:
+        from ..render.plain import formula_lines  # noqa: PLC0415
+
+        for line in formula_lines(res):
+            self._print(line)
+
+    def formula_line(self, text: str) -> None:
+        self._print(text)
+
+    def check(self, res: Result) -> None:
         from ..render.plain import check_line  # noqa: PLC0415
 
-        for r in rows:  # a Row has a CheckEntry's fields: lines as gradcli eval prints them
-            self._print(check_line(r))  # type: ignore[arg-type]
+        for entry in res.check or ():  # lines as gradcli eval prints them
+            self._print(check_line(entry))
+
+    def curve(self, data: Curves) -> None:
+        from ..render.termplot import FALLBACK, render_terminal  # noqa: PLC0415
+
+        self._print(render_terminal(data, *FALLBACK, colour=False).rstrip("\n"))
 
     def variables(self, items: Sequence[tuple[str, Any]]) -> None:
         for name, v in items:
@@ -197,18 +203,49 @@ class RichDisplay:
             table.add_row(_order_label(k, wrt), format_summary(v))
         self._print(table)
 
-    def check(self, expr: str, wrt: str, rows: Sequence[Row]) -> None:
-        table = self._table(
-            "order", "autodiff", "central difference", "abs error", "rel error", "ok",
-            title=f"{expr}: backprop vs central differences in {wrt}",
-        )
-        for r in rows:
-            table.add_row(
-                str(r.order), format_summary(r.autodiff), format_summary(r.numerical),
-                _err(r.abs_error), _err(r.rel_error), "pass" if r.ok else "FAIL",
-                style=None if r.ok else "red",
-            )
-        self._print(table)
+    def formulas(self, res: Result) -> None:
+        """A formula result: a gradient's table, :d's orders, or one formula."""
+        from ..formula import plain  # noqa: PLC0415
+
+        if res.gradient_formulas is not None:
+            table = self._table("variable", "partial derivative", title="gradient")
+            for name, f in res.gradient_formulas.items():
+                table.add_row(f"d/d{name}", plain(f))
+            self._print(table)
+        elif res.wrt is not None and res.formulas:
+            table = self._table("order", "formula", title=res.input)
+            for k, f in enumerate(res.formulas):
+                table.add_row(_order_label(k, res.wrt), plain(f))
+            self._print(table)
+        else:
+            self._print(plain(res.formulas[0]) if res.formulas else "", style="bold")
+
+    def formula_line(self, text: str) -> None:
+        self._print(text, style="bold")
+
+    def check(self, res: Result) -> None:
+        """The table ``gradcli eval --check`` prints, on the REPL's console."""
+        from rich import box  # noqa: PLC0415
+
+        from ..render.plain import RenderOptions  # noqa: PLC0415
+        from ..render.table import TableRenderer  # noqa: PLC0415
+
+        console = self.console
+        TableRenderer(console.file, RenderOptions(), colour=console.color_system is not None,
+                      terminal=True, console=console, table_box=box.HEAVY_HEAD).render(res)
+
+    def curve(self, data: Curves) -> None:
+        """The curves in braille, as wide and high as the terminal; coloured
+        unless the console is not (NO_COLOR, TERM=dumb)."""
+        from rich.text import Text  # noqa: PLC0415
+
+        from ..render.termplot import FALLBACK, render_terminal  # noqa: PLC0415
+
+        console = self.console
+        size = console.size
+        columns, rows = (size.width, size.height) if size.width and size.height else FALLBACK
+        plot = render_terminal(data, columns, rows, colour=console.color_system is not None)
+        console.print(Text.from_ansi(plot.rstrip("\n")), soft_wrap=True)
 
     def variables(self, items: Sequence[tuple[str, Any]]) -> None:
         table = self._table("name", "value", "shape")

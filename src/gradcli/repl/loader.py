@@ -27,10 +27,11 @@ class SessionLoader:
 
     def _load(self) -> None:
         try:
-            from ..session import REPL_HINTS, Session  # noqa: PLC0415 - the heavy import, here
+            from ..session import Session  # noqa: PLC0415 - the heavy import, here
+            from .words import REPL_WORDS  # noqa: PLC0415
 
             session = Session(**self.options)
-            session.hints = dict(REPL_HINTS)
+            session.words = dict(REPL_WORDS)
             self._session = session
         except BaseException as exc:  # re-raised in the caller's thread by get()
             self._error = exc

@@ -1,0 +1,132 @@
+"""``--check``: autodiff's derivatives beside numerical estimates of them.
+
+The estimates come from ``core.check`` applied to a callable: the expression
+evaluated again with its variable moved (an overlay on the session's values,
+which are never written).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from .core.backend import as_numpy
+from .core.check import ATOL, RTOL, central_difference, step_size, within_tolerance
+from .core.graph import Variable, no_grad
+from .lang.evaluate import Evaluator
+from .results import CheckEntry
+
+if TYPE_CHECKING:
+    from .session import Session
+
+MAX_CHECK_ELEMENTS = 1000
+
+
+def value_function(session: Session, node: Any, wrt: str) -> Callable[[np.ndarray], np.ndarray]:
+    """The value of ``node`` as a function of the variable ``wrt``'s value."""
+    xp, dtype = session.xp, session.dtype_type
+
+    def value_at(point: np.ndarray) -> np.ndarray:
+        with no_grad():
+            ev = Evaluator(session, overlay={wrt: xp.asarray(point, dtype=dtype)})
+            return _host(ev.eval(node).data)
+
+    return value_at
+
+
+def check_derivatives(session: Session, node: Any, wrt: str, x: Variable, y: Variable,
+                      ds: list[Any]) -> list[CheckEntry]:
+    """Orders 1 and 2 of ``ds`` (y's derivatives by x) against estimates."""
+    f = value_function(session, node, wrt)
+    a = _host(x.data).astype(np.float64)
+    elementwise = x.size == 1 or y is x or (
+        session.engine.used == "taylor" and y.shape == x.shape)
+    # points where the value is not finite (nan outside the domain, inf at a
+    # pole), so neither are the derivatives nor their estimates, are left out
+    # of the comparison, unless no point is left
+    undefined = ~np.isfinite(_host(y.data))
+    out = []
+    for order in (1, 2):
+        auto = _host(ds[order]).astype(np.float64)
+        if elementwise:
+            # a step that leaves the domain is the check's doing, not the user's:
+            # no warning, and the point is left out below
+            with np.errstate(all="ignore"):
+                est = central_difference(f, a, order, session.dtype_type)
+            if x.size == 1:
+                est = np.asarray(np.sum(est)).reshape(auto.shape)
+        elif order == 1 and x.size <= MAX_CHECK_ELEMENTS:
+            with np.errstate(all="ignore"):  # as above
+                est = numerical_gradient(f, a, session.dtype_type)
+        else:
+            continue
+        err = np.abs(auto - est)
+        with np.errstate(all="ignore"):  # a zero derivative has an infinite relative error
+            rel = np.where(err == 0, 0.0, err / np.abs(auto))
+        passed = within_tolerance(auto, est, RTOL, ATOL)
+        # also left out: points where no estimate can be made (the step reaches
+        # past the edge of the domain) and autodiff has a number; a step across
+        # a pole gives a finite, wrong estimate, and fails
+        skip = ~np.isfinite(est) & ~np.isnan(auto)
+        if undefined.shape == skip.shape:
+            skip |= undefined
+        if skip.any() and not skip.all():
+            err, rel, passed = err[~skip], rel[~skip], passed[~skip]
+        out.append(CheckEntry(order=order, autodiff=auto, numerical=est,
+                              abs_error=_max(err), rel_error=_max(rel),
+                              ok=bool(np.all(passed))))
+    return out
+
+
+def numerical_gradient(f: Callable[[np.ndarray], np.ndarray], a: np.ndarray,
+                       dtype: Any) -> np.ndarray:
+    """d(sum f)/da by central differences, one element at a time."""
+    h = step_size(a, 1, dtype)
+    grad = np.zeros_like(a)
+    for i in np.ndindex(a.shape):
+        up, down = a.copy(), a.copy()
+        up[i] += h[i]
+        down[i] -= h[i]
+        step = up[i] - down[i]
+        grad[i] = (np.sum(f(up)) - np.sum(f(down))) / step
+    return grad
+
+
+def _host(a: Any) -> np.ndarray:
+    return np.asarray(as_numpy(a))
+
+
+def _max(a: np.ndarray) -> float:
+    if a.size == 0:
+        return 0.0
+    if np.isnan(a).any():
+        return math.nan
+    return float(np.max(a))
+
+
+def check_gradient(session: Session, node: Any, leaves: dict[str, Variable],
+                   gradient: dict[str, np.ndarray]) -> list[CheckEntry]:
+    """Each partial derivative of ``gradient`` against its estimate: one entry a
+    variable (order 1), the others held at their values."""
+    out = []
+    for name, leaf in leaves.items():
+        f = value_function(session, node, name)
+        a = _host(leaf.data).astype(np.float64)
+        auto = np.asarray(gradient[name], dtype=np.float64)
+        if a.size > MAX_CHECK_ELEMENTS:
+            continue
+        with np.errstate(all="ignore"):  # a step out of the domain is the check's doing
+            if a.ndim == 0:
+                est = np.asarray(np.sum(central_difference(f, a, 1, session.dtype_type)))
+            else:
+                est = numerical_gradient(f, a, session.dtype_type)
+        err = np.abs(auto - est)
+        with np.errstate(all="ignore"):
+            rel = np.where(err == 0, 0.0, err / np.abs(auto))
+        passed = within_tolerance(auto, est, RTOL, ATOL)
+        out.append(CheckEntry(order=1, autodiff=auto, numerical=est, abs_error=_max(err),
+                              rel_error=_max(rel), ok=bool(np.all(passed)), variable=name))
+    return out

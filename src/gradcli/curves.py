@@ -1,0 +1,304 @@
+"""Curves of expressions and their derivatives over an interval, ready to draw.
+
+``sample_curves`` evaluates each expression once on the whole grid of points,
+with the derivatives of every order from the same Taylor-mode pass (the
+session's own evaluator: bindings, defined functions and errors are those of
+``eval``). Drawing needs more than the numbers:
+
+- gaps: a point outside the domain is nan, and so a gap; a pole between two
+  neighbours (tan's at pi/2, where the values jump from +133 to -133) is cut
+  too, so that no line joins the two branches. A jump is a pole when it runs
+  against the slope at both of its ends (the next derivative, which the same
+  pass gives), or crosses the whole visible range in one step;
+- a y range that ignores the wild values near a pole (robust percentiles),
+  with ``clipped`` set so that the figure can say so;
+- ``decimate``: at most four points per pixel column (first, min, max, last
+  of the column), so a million points draw as fast as a thousand and look
+  the same: the extremes are kept.
+
+Renderers (render/curve.py, render/termplot.py) take the ``Curves`` record and
+never evaluate anything.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from .errors import LimitError, UsageError
+from .record import Record, factory
+
+if TYPE_CHECKING:
+    from .session import Session
+
+Evaluate = Callable[[str, str, np.ndarray, int], tuple[list[np.ndarray], list[str]]]
+"""``evaluate(text, var, grid, order) -> ([f, f', ..., f^(order)], warnings)``:
+each array of the grid's shape or a scalar; raises the statement's GradcliError."""
+
+DEFAULT_POINTS = 400
+MAX_POINTS = 10_000_000
+TAIL = 2.0
+"""Percent of the values on each side that the robust range leaves out."""
+WILD = 2.0
+"""Values further than this many robust ranges beyond it are wild (near a pole)."""
+JUMP = 0.25
+"""A jump against the slope is a pole when it is at least this part of the range."""
+SAMPLE = 200_000
+"""The robust percentiles are taken on at most this many evenly spaced values."""
+_SUPER = str.maketrans("0123456789", "\u2070\u00b9\u00b2\u00b3\u2074\u2075\u2076\u2077\u2078\u2079")
+
+
+class Curve(Record):
+    """One line of the figure: an expression, or one of its derivatives."""
+
+    label: str  # f, f', f'' for one expression; the expression (or d/dx of it) for several
+    expr: str
+    order: int
+    x: np.ndarray  # float64; gaps are nan in y (x there is the midpoint)
+    y: np.ndarray
+
+
+class Curves(Record):
+    """Everything a renderer draws: the curves, the interval and the y range."""
+
+    var: str
+    a: float
+    b: float
+    exprs: list[str]
+    order: int
+    curves: list[Curve]
+    y_range: tuple[float, float] | None  # None: no finite value at all
+    clipped: bool = False  # wild values near a pole lie outside y_range
+    notes: list[str] = factory(list)
+
+    @property
+    def title(self) -> str:
+        if len(self.exprs) == 1:
+            return f"f({self.var}) = {self.exprs[0]}"
+        return ", ".join(self.exprs)
+
+
+def label(expr: str, order: int, var: str, single: bool) -> str:
+    """f, f', f'', f''', f⁽⁴⁾ for one expression; with several the expression
+    itself and d/dx expr, d²/dx² expr."""
+    if single:
+        return "f" + "'" * order if order <= 3 else f"f\u207d{str(order).translate(_SUPER)}\u207e"
+    if order == 0:
+        return expr
+    power = "" if order == 1 else str(order).translate(_SUPER)
+    return f"d{power}/d{var}{power} {expr}"
+
+
+def sample_curves(evaluate: Evaluate, exprs: Sequence[str], var: str, a: float, b: float,
+                  points: int = DEFAULT_POINTS, order: int = 0) -> Curves:
+    """Each expression of ``exprs`` and its derivatives of orders 1..``order`` by
+    ``var`` on ``points`` evenly spaced points of [a, b], with gaps at poles and
+    outside the domain, and the y range to show (see the module's text).
+
+    ``evaluate`` is usually ``session_evaluator(session)``. Raises the first
+    failing expression's GradcliError, a UsageError for an expression that is
+    not elementwise in ``var`` (sum(x)), a LimitError for too many points.
+    """
+    if not exprs:
+        raise UsageError("curve needs an expression to draw, as in: curve 'sin(x)'")
+    if points < 2:
+        raise UsageError(f"a curve needs at least 2 points; got {points}")
+    if points > MAX_POINTS:
+        raise LimitError(f"{points:,} points are more than the {MAX_POINTS:,} a curve takes")
+    if not a < b:
+        raise UsageError(f"the interval {a:g}:{b:g} is empty")
+    grid = np.linspace(a, b, points)
+    notes: list[str] = []
+    sampled = []  # per expression, orders 0..order+1 (the last only for the slope)
+    for text in exprs:
+        arrays, warnings = evaluate(text, var, grid, order + 1)
+        notes.extend(w for w in warnings if not _about_nonfinite(w))
+        sampled.append([_on_grid(d, grid, text, var) for d in arrays])
+    single = len(exprs) == 1
+    values = [ds[k] for ds in sampled for k in range(order + 1)]
+    y_range, clipped = robust_range(values, [k for _ in sampled for k in range(order + 1)])
+    curves = []
+    for text, ds in zip(exprs, sampled):
+        for k in range(order + 1):
+            slope = ds[k + 1] if k + 1 < len(ds) else None
+            x, y = grid, ds[k]
+            if y_range is not None:
+                x, y = cut_gaps(grid, y, slope, y_range)
+            curves.append(Curve(label(text, k, var, single), text, k, x, y))
+        if not np.isfinite(ds[0]).any():
+            notes.append(f"{text} has no finite value on {var} = {a:g}..{b:g}")
+    return Curves(var, float(a), float(b), list(exprs), order, curves, y_range, clipped,
+                  list(dict.fromkeys(notes)))
+
+
+def _about_nonfinite(message: str) -> bool:
+    # nan outside the domain and inf at a pole become gaps: what the curve is for
+    from .core.fpe import INF_RESULT, NAN_RESULT  # noqa: PLC0415
+
+    return message.endswith((NAN_RESULT, INF_RESULT))
+
+
+def _on_grid(d: Any, grid: np.ndarray, text: str, var: str) -> np.ndarray:
+    """``d`` as a float64 array of the grid's shape, non-finite values nan."""
+    arr = np.asarray(d)
+    if arr.dtype.kind == "c":
+        raise UsageError(f"{text} has complex values; a curve draws real ones")
+    arr = arr.astype(np.float64, copy=False)
+    if arr.shape != grid.shape:
+        if arr.ndim == 0:
+            arr = np.full(grid.shape, float(arr))
+        else:
+            raise UsageError(
+                f"{text} is not a function of each {var} alone (its value has shape "
+                f"{tuple(arr.shape)}); a curve draws an expression elementwise in {var}")
+    return np.where(np.isfinite(arr), arr, np.nan)
+
+
+def robust_range(values: Sequence[np.ndarray], orders: Sequence[int] | None = None
+                 ) -> tuple[tuple[float, float] | None, bool]:
+    """The y range (lo, hi) to show ``values`` (curves of derivative ``orders``)
+    but their wild values, and whether any were left out.
+
+    A curve's range is its whole one, unless a tail reaches more than WILD times
+    its 2..98 percentile range beyond it (1/x near 0, tan near pi/2): that side
+    is then cut at the percentile. A derivative with such a tail widens the
+    range no further than the other curves do (tan's second derivative would
+    flatten tan into its axis); it runs off the chart near the pole instead.
+    """
+    orders = list(orders) if orders is not None else [0] * len(values)
+    ranges, wild = [], []
+    for v, k in zip(values, orders):
+        finite = v[np.isfinite(v)]
+        if finite.size == 0:
+            continue
+        small, large = float(finite.min()), float(finite.max())
+        if finite.size > SAMPLE:  # the percentiles of a million values: a strided look
+            finite = finite[:: finite.size // SAMPLE]
+        p_lo, p_hi = (float(p) for p in np.percentile(finite, [TAIL, 100 - TAIL]))
+        span = p_hi - p_lo
+        cut = False
+        if span > 0 and large - p_hi > WILD * span:
+            large, cut = p_hi, True
+        if span > 0 and p_lo - small > WILD * span:
+            small, cut = p_lo, True
+        ranges.append((small, large))
+        wild.append(cut and k > 0)
+    if not ranges:
+        return None, False
+    kept = [r for r, w in zip(ranges, wild) if not w] or ranges
+    lo, hi = min(r[0] for r in kept), max(r[1] for r in kept)
+    clipped = any(float(np.nanmax(v, initial=-np.inf)) > hi or
+                  float(np.nanmin(v, initial=np.inf)) < lo for v in values)
+    return (lo, hi), clipped
+
+
+def cut_gaps(x: np.ndarray, y: np.ndarray, slope: np.ndarray | None,
+             y_range: tuple[float, float]) -> tuple[np.ndarray, np.ndarray]:
+    """(x, y) with a nan inserted between neighbours that a pole separates: a
+    jump from beyond one end of ``y_range`` to beyond the other, or a jump of a
+    quarter of the range against the sign of ``slope`` (dy/dx) at both ends."""
+    lo, hi = y_range
+    y0, y1 = y[:-1], y[1:]
+    with np.errstate(invalid="ignore"):
+        cut = ((y0 > hi) & (y1 < lo)) | ((y0 < lo) & (y1 > hi))
+        if slope is not None and hi > lo:
+            dy = y1 - y0
+            s0, s1 = np.sign(slope[:-1]), np.sign(slope[1:])
+            cut |= (s0 == s1) & (s0 == -np.sign(dy)) & (s0 != 0) & (np.abs(dy) > JUMP * (hi - lo))
+    at = np.flatnonzero(cut) + 1
+    if at.size == 0:
+        return x, y
+    mid = (x[at - 1] + x[at]) / 2
+    return np.insert(x, at, mid), np.insert(y, at, np.nan)
+
+
+def decimate(x: np.ndarray, y: np.ndarray, columns: int, x_range: tuple[float, float]
+             ) -> tuple[np.ndarray, np.ndarray]:
+    """At most four points per column of ``columns`` equal columns across
+    ``x_range``: each run of finite points in a column is its first, lowest,
+    highest and last, so the line drawn covers the same pixels; a gap (nan)
+    stays a gap. Arrays of up to 4 * columns points are returned as they are."""
+    if y.size <= 4 * columns:
+        return x, y
+    finite = np.isfinite(y)
+    idx = np.flatnonzero(finite)
+    if idx.size == 0:
+        return x[:1], y[:1]
+    x0, x1 = x_range
+    col = np.clip(((x[idx] - x0) * (columns / (x1 - x0))).astype(np.int64), 0, columns - 1)
+    run = np.cumsum(~finite)[idx]  # gaps passed so far: a new run after each
+    new = np.empty(idx.size, dtype=bool)
+    new[0] = True
+    new[1:] = (col[1:] != col[:-1]) | (run[1:] != run[:-1])
+    starts = np.flatnonzero(new)
+    ends = np.append(starts[1:], idx.size) - 1
+    xv, yv = x[idx], y[idx]
+    out_x = np.empty((starts.size, 5))
+    out_y = np.empty((starts.size, 5))
+    mid = (xv[starts] + xv[ends]) / 2
+    out_x[:, 0], out_y[:, 0] = xv[starts], yv[starts]
+    out_x[:, 1], out_y[:, 1] = mid, np.minimum.reduceat(yv, starts)
+    out_x[:, 2], out_y[:, 2] = mid, np.maximum.reduceat(yv, starts)
+    out_x[:, 3], out_y[:, 3] = xv[ends], yv[ends]
+    out_x[:, 4], out_y[:, 4] = xv[ends], np.nan
+    keep = np.ones((starts.size, 5), dtype=bool)
+    keep[:, 4] = np.append(run[starts[1:]] != run[starts[:-1]], False)  # a gap follows
+    return out_x[keep], out_y[keep]
+
+
+def session_evaluator(session: Session) -> Evaluate:
+    """An ``Evaluate`` that runs the text in ``session`` with the grid bound to
+    the variable: the session's bindings and defined functions apply, and its
+    method (Taylor mode, one pass for every order). The variable's binding and
+    ``ans`` are restored afterwards; definitions made in the text stay."""
+    from .session import EvalOptions  # noqa: PLC0415
+
+    def evaluate(text: str, var: str, grid: np.ndarray,
+                 order: int) -> tuple[list[np.ndarray], list[str]]:
+        from .lang.evaluate import MAX_ORDER  # noqa: PLC0415
+
+        order = min(order, MAX_ORDER)
+        with session.scratch(var, grid):
+            results = session.run(text, EvalOptions(order=order, wrt=var))
+        for res in results:
+            if res.error is not None:
+                raise res.error
+        last = results[-1] if results else None
+        if last is None or last.kind != "value":
+            what = f"'{last.input}' is not an expression" if last is not None else "nothing"
+            raise UsageError(f"curve draws an expression; {what}")
+        ds = [last.value, *(last.derivatives or [])]
+        if np.ndim(ds[0]) == 0 and any(np.ndim(d) and np.any(d != 0) for d in ds[1:]):
+            raise UsageError(f"{text} is one number for all of {var} (as sum({var}) is); "
+                             f"a curve draws an expression elementwise in {var}")
+        warnings = [w for res in results for w in res.warnings]
+        return ds, warnings
+
+    return evaluate
+
+
+def session_number(session: Session) -> Callable[[str], float]:
+    """A callback for lang.ranges: the text evaluated in ``session`` (its
+    bindings and functions apply) as one real number; nothing is bound.
+    Raises the evaluator's errors (columns relative to the text), and a
+    UsageError for an array or a non-finite value."""
+
+    def number(text: str) -> float:
+        name = "_range_end"
+        try:
+            value = np.asarray(session.bind_at(name, text))
+        finally:
+            session.values.pop(name, None)
+            session.at.pop(name, None)
+        if value.size != 1 or value.dtype.kind not in "fiub":
+            raise UsageError(f"a range's end or step must be one number; {text} is not")
+        return float(value.reshape(-1)[0])
+
+    return number
+
+
+__all__ = ["DEFAULT_POINTS", "Curve", "Curves", "Evaluate", "cut_gaps",
+           "decimate", "label", "robust_range", "sample_curves", "session_evaluator",
+           "session_number"]

@@ -1,0 +1,102 @@
+"""A Taylor polynomial written as mathematics: ``x + x^2 + x^3/3 - x^5/30``.
+
+The coefficients come as floats (from Taylor mode). One that is a simple
+rational within rounding is written exactly: p/q with q at most
+MAX_DENOMINATOR, or such a rational over k! for the k-th coefficient (the
+1/362880 of sin's x^9). One below NOISE times the largest coefficient is
+rounding noise (cos about pi gives 1.2e-16 for its odd terms) and is left
+out. The expansion point is written as the caller gives it: ``(x - pi)``.
+The text is gradcli input: pasted back, it evaluates to the polynomial.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from fractions import Fraction
+
+NOISE = 1e-14
+TOLERANCE = 1e-12
+MAX_DENOMINATOR = 1000
+_MAX_FACTORIAL = 10**15  # k! beyond this no longer holds every digit in a float
+
+
+def exact_coefficient(c: float, k: int = 0, tolerance: float = TOLERANCE) -> Fraction | None:
+    """``c`` as a simple rational (see the module's note), or None."""
+    if not math.isfinite(c):
+        return None
+    if c == 0:
+        return Fraction(0)
+    mults = [1]
+    factorial = math.factorial(k)
+    if 1 < factorial <= _MAX_FACTORIAL:
+        mults.append(factorial)
+    for m in mults:
+        scaled = c * m
+        if abs(scaled) > 1e15:
+            continue
+        r = Fraction(scaled).limit_denominator(MAX_DENOMINATOR)
+        if r != 0 and abs(float(r) - scaled) <= tolerance * abs(scaled):
+            return r / m
+    return None
+
+
+def _base(var: str, point: str | float | None) -> str:
+    text = "0" if point is None else (point if isinstance(point, str) else repr(float(point)))
+    text = text.strip()
+    try:
+        if float(text) == 0:
+            return var
+    except ValueError:
+        pass
+    if text.startswith("-"):
+        return f"({var} + {text[1:].strip()})"
+    if text.startswith("+"):
+        text = text[1:].strip()
+    return f"({var} - {text})"
+
+
+def series_text(coefficients: Sequence[float], var: str = "x",
+                point: str | float | None = None,
+                number: Callable[[float], str] | None = None,
+                noise: float = NOISE) -> str:
+    """``c0 + c1*(x - a) + c2*(x - a)^2 + ...`` as mathematics.
+
+    ``point``: the expansion point as the user wrote it (``"pi"``), or a
+    number, or None for 0. ``number`` writes a coefficient that is not a
+    simple rational (default: its shortest repr). An all-zero series is "0".
+    """
+    write = number or (lambda v: repr(float(v)))
+    cs = [float(c) for c in coefficients]
+    finite = [abs(c) for c in cs if math.isfinite(c)]
+    scale = max(finite, default=0.0)
+    base = _base(var, point)
+    terms: list[tuple[bool, str]] = []  # (negative, text of the magnitude)
+    for k, c in enumerate(cs):
+        if c == 0 or (math.isfinite(c) and abs(c) < noise * scale):
+            continue
+        power = "" if k == 0 else (base if k == 1 else f"{base}^{k}")
+        exact = exact_coefficient(c, k)
+        if exact is not None:
+            p, q = abs(exact.numerator), exact.denominator
+            if not power:
+                text = str(p) if q == 1 else f"{p}/{q}"
+            else:
+                text = power if p == 1 else f"{p}*{power}"
+                if q != 1:
+                    text += f"/{q}"
+            terms.append((exact < 0, text))
+            continue
+        shown = write(c) if math.isnan(c) else write(abs(c))
+        negative = c < 0  # -inf too: "- inf*x^2"
+        terms.append((negative, shown if not power else f"{shown}*{power}"))
+    if not terms:
+        return "0"
+    neg, text = terms[0]
+    out = f"-{text}" if neg else text
+    for neg, text in terms[1:]:
+        out += f" - {text}" if neg else f" + {text}"
+    return out
+
+
+__all__ = ["MAX_DENOMINATOR", "NOISE", "TOLERANCE", "exact_coefficient", "series_text"]

@@ -1,0 +1,165 @@
+"""Statements whose answer is a formula: derivatives by a variable with no value.
+
+Formulas come only where a derivative is asked for: ``--order N`` (N >= 1) or
+``:d`` by a variable with no value, ``--grad`` and ``grad(...)`` of variables
+with no value, and ``diff(...)`` or ``f'(...)`` by one. A bare expression
+with an unbound name (``x + 1``) stays a name error. With ``--formula`` a
+numeric answer gets the formulas beside its numbers. The formulas themselves
+come from ``gradcli.formula`` (the registry's own derivative rules).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from .errors import UsageError
+from .lang import ast
+from .lang.ast import free_names
+from .lang.evaluate import CONSTANTS
+
+if TYPE_CHECKING:
+    from .expression import EvalOptions
+    from .results import Result
+    from .session import Session
+
+_DIFFERENTIATING = ("diff", "grad")
+
+
+def unbound(session: Session, node: Any) -> list[str]:
+    """The variables ``node`` reads (itself or through its functions) that have no value."""
+    from .variables import is_builtin  # noqa: PLC0415
+
+    return [n for n in free_names(node, session.functions)
+            if n not in session.values and n not in CONSTANTS and n != "ans"
+            and n not in session.functions and not is_builtin(n)]
+
+
+def differentiates(node: Any) -> bool:
+    """Whether ``node`` has a diff(...), grad(...) or f'(...) in it."""
+    return any(isinstance(n, ast.Prime) or (isinstance(n, ast.Call) and n.func in
+                                             _DIFFERENTIATING) for n in ast.walk(node))
+
+
+def applies(session: Session, node: Any, options: EvalOptions) -> bool:
+    """Whether the statement's answer is a formula: it asks for a derivative by
+    a variable with no value. For a gradient every variable must have none (a
+    gradient half in numbers is no answer); --check and --series want numbers."""
+    from .variables import default_wrt  # noqa: PLC0415
+
+    if options.check or options.series is not None:
+        return False
+    if isinstance(node, ast.Call) and node.func == "grad":
+        body = node.args[0] if node.args else None
+        return body is not None and _all_unbound(session, body) and all(
+            isinstance(v, ast.Name) and v.id not in session.values for v in node.args[1:])
+    if options.grad:
+        return _all_unbound(session, node)
+    if options.order:
+        try:
+            wrt = options.wrt or default_wrt(session, node)
+        except UsageError:
+            return False  # several variables: said as without formulas
+        return wrt is not None and wrt in unbound(session, node)
+    return differentiates(node) and bool(unbound(session, node))
+
+
+def _all_unbound(session: Session, node: Any) -> bool:
+    names = [n for n in free_names(node, session.functions) if n not in CONSTANTS]
+    return bool(names) and names == unbound(session, node)
+
+
+def _values(session: Session) -> dict[str, Any]:
+    # a bound scalar is its number in the formula; an array cannot be one
+    from .core.backend import as_numpy  # noqa: PLC0415
+
+    return {k: float(as_numpy(v)) for k, v in session.values.items()
+            if np.ndim(v) == 0 and k != "ans"}
+
+
+def formula_of(session: Session, node: Any) -> Any:
+    from .formula import from_ast  # noqa: PLC0415 - only statements with formulas
+
+    return from_ast(node, session.functions, _values(session))
+
+
+def evaluate_formulas(session: Session, node: Any, options: EvalOptions, res: Result) -> None:
+    """Fill ``res`` with the formulas the statement asks for (see the module)."""
+    from .formula import derivatives, diff  # noqa: PLC0415
+    from .variables import default_wrt, order_limit  # noqa: PLC0415
+
+    order_limit("order", options.order)
+    res.kind = "formula"
+    session.values.pop("ans", None)
+    session.no_ans = "the last result is a formula"
+    if isinstance(node, ast.Call) and node.func == "grad":
+        if not node.args:
+            raise UsageError("grad takes at least 1 argument: grad(expr[, x, y...]); got 0")
+        body = node.args[0]
+        names = [v.id for v in node.args[1:] if isinstance(v, ast.Name)] or unbound(session, body)
+        f = formula_of(session, body)
+        res.gradient_formulas = {n: diff(f, n) for n in names}
+        return
+    f = formula_of(session, node)
+    res.formulas = [f]
+    if options.grad:
+        res.gradient_formulas = {n: diff(f, n) for n in unbound(session, node)}
+    if options.order:
+        wrt = options.wrt or default_wrt(session, node)
+        res.wrt = wrt
+        res.formulas = [f, *derivatives(f, wrt, options.order)]
+
+
+def add_formulas(session: Session, node: Any, options: EvalOptions, res: Result) -> None:
+    """``--formula``: the formulas of a numeric answer beside its numbers (the
+    variable differentiated by stays a symbol; the others are their values)."""
+    from .formula import derivatives, diff, from_ast  # noqa: PLC0415
+
+    values = _values(session)
+    if res.wrt is not None:
+        values.pop(res.wrt, None)
+    if res.gradient is not None:
+        for name in res.gradient:
+            values.pop(name, None)
+    f = from_ast(node, session.functions, values)
+    res.formulas = [f]
+    if res.wrt is not None and options.order:
+        res.formulas = [f, *derivatives(f, res.wrt, options.order)]
+    if res.gradient is not None:
+        res.gradient_formulas = {n: diff(f, n) for n in res.gradient}
+
+
+def prime_formula(session: Session, name: str, order: int) -> str | None:
+    """``f'(x) = ...``: the formula of the derivative of a function of one
+    variable (defined, or an elementwise built-in); None for any other name."""
+    from .core.registry import REGISTRY  # noqa: PLC0415
+    from .formula import diff, from_ast, plain  # noqa: PLC0415
+
+    definition = session.functions.get(name)
+    entry = REGISTRY.get(name)
+    if definition is not None and len(definition.params) == 1:
+        param = definition.params[0]
+    elif definition is None and entry is not None and entry.kind == "elementwise":
+        param = "x"
+    else:
+        return None
+    values = {k: v for k, v in _values(session).items() if k != param}
+    call = ast.Call(func=name, args=(ast.Name(id=param, line=0, column=0),), line=0, column=0)
+    f = diff(from_ast(call, session.functions, values), param, order)
+    return f"{name}{chr(39) * order}({param}) = {plain(f)}"
+
+
+def definition_text(session: Session, definition: Any) -> str | None:
+    """The body of a definition that takes a derivative (``df(x) = diff(...)``)
+    as the formula it is; None for other definitions, or where it has none."""
+    from .errors import GradcliError  # noqa: PLC0415
+    from .formula import from_ast, plain  # noqa: PLC0415
+
+    if not differentiates(definition.body):
+        return None
+    values = {k: v for k, v in _values(session).items() if k not in definition.params}
+    try:
+        return plain(from_ast(definition.body, session.functions, values))
+    except GradcliError:
+        return None

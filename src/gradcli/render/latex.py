@@ -1,0 +1,30 @@
+"""The LaTeX format: formulas as LaTeX (``4 x^{3} - 4 x``), one a line.
+
+A formula result prints its orders 0..N (or a gradient's partial derivatives,
+``\\frac{\\partial}{\\partial x} = ...``) as LaTeX; with ``--formula`` the
+formulas follow the numbers; numbers print as the plain format prints them.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..results import Result
+from .plain import RenderOptions, formula_lines, render_plain
+
+
+def render_latex(res: Result, opts: RenderOptions, point: Any = None) -> list[str]:
+    """The lines ``res`` prints in LaTeX format."""
+    from ..formula import latex  # noqa: PLC0415
+
+    if res.error is not None or not (res.formulas or res.gradient_formulas):
+        return render_plain(res, opts, point)
+    lines = [] if res.kind == "formula" else [
+        line for line in render_plain(res, opts, point) if not line.startswith("formula ")]
+    lines.extend(latex(f) for f in res.formulas or ())
+    lines.extend(f"\\frac{{\\partial}}{{\\partial {name}}} = {latex(f)}"
+                 for name, f in (res.gradient_formulas or {}).items())
+    return lines
+
+
+__all__ = ["formula_lines", "render_latex"]

@@ -1,0 +1,123 @@
+"""Curves drawn in the terminal with braille characters (uniplot).
+
+uniplot draws lines in braille (2x4 dots a character), leaves nan as gaps,
+takes explicit y limits (so the robust y range of curves.py applies), draws
+the zero lines, labels the axes, writes a legend and returns the plot as a
+string: nothing is printed, and a fixed size gives fixed text. It is small
+(NumPy and readchar; 50 ms to import here) where plotext took 160 ms and
+keeps its figure in global state.
+
+Colour is the caller's choice (``NO_COLOR``, ``--color never``): without it
+the text has no escape codes at all. The size is the caller's too;
+``terminal_size`` gives the terminal's, 80x24 where it reports 0x0.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import warnings
+from typing import TextIO
+
+import numpy as np
+
+from ..curves import Curves, decimate
+from ..errors import GradcliError
+from .curve import y_limits
+
+COLOURS = ("blue", "red", "green", "yellow", "magenta", "cyan")
+"""The figure's colours as the 8-colour terminal has them (orange: yellow)."""
+FALLBACK = (80, 24)
+CHROME_ROWS = 6
+"""Rows that are not plot: title, two borders, x labels, legend, the prompt after."""
+CHROME_COLUMNS = 2
+"""Columns that are not plot: the two borders (uniplot narrows the plot for the
+y labels to keep within ``line_length_hard_cap``)."""
+
+
+def terminal_size(stream: TextIO | None = None) -> tuple[int, int]:
+    """(columns, rows) of the terminal ``stream`` is on (stdout by default), or
+    80x24 where it is no terminal or reports 0x0 (some CI consoles, serial
+    lines). ``COLUMNS`` and ``LINES`` override, as in shutil."""
+    fallback_columns, fallback_rows = FALLBACK
+    try:
+        size = os.get_terminal_size((stream or sys.stdout).fileno())
+        columns, rows = size.columns, size.lines
+    except (AttributeError, OSError, ValueError):
+        columns = rows = 0
+    columns = _env_int("COLUMNS") or columns or fallback_columns
+    rows = _env_int("LINES") or rows or fallback_rows
+    return columns, rows
+
+
+def render_terminal(data: Curves, columns: int = 80, rows: int = 24,
+                    colour: bool = True) -> str:
+    """The curves as text ``columns`` wide (at most) and ``rows`` - 1 high (one
+    row left for the prompt), with a title and a legend; ANSI colours only
+    with ``colour``."""
+    width = max(10, columns - CHROME_COLUMNS)
+    height = max(3, rows - CHROME_ROWS - int(data.clipped))
+    lo, hi = y_limits(data)
+    # uniplot squares the range to place its labels: past 1e150 that overflows,
+    # below 1e-150 it underflows. Such values are drawn in units of a power of
+    # ten, which the title gives.
+    title, unit = data.title, 1.0
+    top = max(abs(lo), abs(hi))
+    if top > 1e100 or 0 < top < 1e-100:
+        power = int(np.floor(np.log10(top)))
+        unit, title = 10.0**power, f"{data.title}   (y in units of 1e{power})"
+        lo, hi = lo / unit, hi / unit
+    xs, ys, names = [], [], []
+    for curve in data.curves:
+        x, y = decimate(curve.x, curve.y, 2 * width, (data.a, data.b))
+        xs.append(x)
+        # uniplot rasterises a segment's whole length, off the chart too: 1e300 was
+        # gigabytes. A line is drawn the same when cut at a range above or below.
+        with np.errstate(invalid="ignore"):
+            ys.append(np.clip(y / unit, lo - (hi - lo), hi + (hi - lo)))
+        names.append(curve.label)
+    with warnings.catch_warnings(), np.errstate(all="ignore"):
+        warnings.simplefilter("ignore", RuntimeWarning)  # its label search's, not ours
+        try:
+            text = _plot(xs, ys, names, title, data, lo, hi, width, height, columns, colour)
+        except (OverflowError, ZeroDivisionError, ValueError) as exc:  # extreme x ranges
+            raise GradcliError(f"cannot draw {data.var} = {data.a:g}..{data.b:g} in the "
+                               f"terminal ({exc}); write it to a file with -o") from None
+    lines = text.rstrip("\n").split("\n")
+    if data.clipped:
+        lines.append(_clip_line(data, columns))
+    return "\n".join(lines) + "\n"
+
+
+def _plot(xs: list[np.ndarray], ys: list[np.ndarray], names: list[str], title: str,
+          data: Curves, lo: float, hi: float, width: int, height: int, columns: int,
+          colour: bool) -> str:
+    from uniplot import plot_to_string  # noqa: PLC0415 - only a terminal plot needs it
+
+    return plot_to_string(
+        ys, xs, lines=True, width=width, height=height, character_set="braille",
+        color=[COLOURS[i % len(COLOURS)] for i in range(len(ys))] if colour else False,
+        legend_labels=names, title=title, x_min=data.a, x_max=data.b,
+        y_min=lo, y_max=hi, line_length_hard_cap=columns,
+        x_gridlines=[0.0] if data.a < 0 < data.b else [],  # none over a border
+        y_gridlines=[0.0] if lo < 0 < hi else [],
+    )
+
+
+def _clip_line(data: Curves, columns: int) -> str:
+    from .curve import clip_note  # noqa: PLC0415
+
+    note = "  " + clip_note(data)
+    if len(note) > columns:
+        note = note.split(":")[0]  # without the reason
+    return note[:columns]
+
+
+def _env_int(name: str) -> int:
+    try:
+        return max(0, int(os.environ.get(name, "")))
+    except ValueError:
+        return 0
+
+
+__all__ = ["FALLBACK", "render_terminal", "terminal_size"]

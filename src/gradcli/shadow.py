@@ -1,0 +1,74 @@
+"""Floating-point warnings for a GPU session, and which of them a result shows.
+
+CuPy has no floating-point error flags, so a GPU session learns which
+operation made a nan or an infinity, and how to word it, by running the
+statement that made it again on a NumPy copy of itself: the copy's results are
+dropped, and nothing of the GPU session changes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from .core import backend
+from .core.fpe import INF_RESULT, NAN_RESULT, capture_fp_errors
+from .errors import GradcliError
+from .results import Result
+
+if TYPE_CHECKING:
+    from .session import Session
+
+
+def on_cpu(session: Session, work: Callable[[Session], object]) -> list[str]:
+    """The floating-point warnings of ``work`` done again by a NumPy copy of ``session``."""
+    shadow = type(session)(dtype=session.dtype, method=session.method,
+                           values={k: host(v) for k, v in session.values.items()},
+                           functions=dict(session.functions), at=dict(session.at),
+                           words=session.words)
+    with capture_fp_errors() as fp_messages:
+        try:
+            work(shadow)
+        except GradcliError:
+            pass
+    return fp_messages
+
+
+def shown(messages: list[str], res: Result) -> list[str]:
+    """The floating-point warnings about a kind of number the statement's results
+    hold: a nan or an infinity met midway and gone by the end (backprop's
+    inf - inf in a third derivative of sqrt at 0, which is inf) is no result's.
+    A failed statement keeps them all."""
+    if res.error is not None or not messages:
+        return messages
+    values = [a for a in result_arrays(res) if a.dtype.kind in "fc"]
+    has_nan = any(bool(np.isnan(a).any()) for a in values)
+    has_inf = any(bool(np.isinf(a).any()) for a in values)
+    return [m for m in messages
+            if (has_nan or not m.endswith(NAN_RESULT)) and (has_inf or not m.endswith(INF_RESULT))]
+
+
+def result_arrays(res: Result) -> list[np.ndarray]:
+    """Every number a statement's result holds, as NumPy arrays."""
+    arrays = [res.value, res.derivatives, res.series, res.gradient,
+              [c.autodiff for c in res.check or ()]]
+    flat = []
+    for a in arrays:
+        if isinstance(a, dict):
+            flat.extend(a.values())
+        elif isinstance(a, list):
+            flat.extend(a)
+        elif a is not None:
+            flat.append(a)
+    return [np.asarray(a) for a in flat]
+
+
+def non_finite(arrays: list[Any]) -> bool:
+    return any(a.dtype.kind in "fc" and not bool(np.isfinite(a).all())
+               for a in map(host, arrays))
+
+
+def host(a: Any) -> np.ndarray:
+    return np.asarray(backend.as_numpy(a))

@@ -1,0 +1,90 @@
+"""series_text: Taylor polynomials that read like mathematics, from the
+float coefficients Taylor mode computes (checked against SymPy's series)."""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+import numpy as np
+import pytest
+import sympy
+
+from gradcli.core import functions as F
+from gradcli.core.graph import Variable
+from gradcli.core.taylor.api import taylor_coefficients
+from gradcli.formula.series_text import exact_coefficient, series_text
+from gradcli.lang.parser import parse
+from gradcli.session import Session
+
+
+def coefficients(f, at: float, n: int) -> list[float]:
+    x = Variable(np.array(at))
+    return [float(c) for c in taylor_coefficients(f(x), x, n)]
+
+
+def test_the_issue_example() -> None:
+    cs = coefficients(lambda x: F.exp(x) * F.sin(x), 0.0, 6)
+    assert series_text(cs, "x") == "x + x^2 + x^3/3 - x^5/30 - x^6/90"
+
+
+def test_rounding_noise_drops_out_and_the_point_is_written_as_given() -> None:
+    cs = coefficients(F.cos, math.pi, 6)
+    assert any(0 < abs(c) < 1e-15 for c in cs[1::2])  # the noise is really there
+    assert series_text(cs, "x", "pi") == "-1 + (x - pi)^2/2 - (x - pi)^4/24 + (x - pi)^6/720"
+
+
+def test_negative_and_numeric_points() -> None:
+    assert series_text([1.0, 2.0], "x", "-0.5") == "1 + 2*(x + 0.5)"
+    assert series_text([1.0, 2.0], "t", 0.25) == "1 + 2*(t - 0.25)"
+    assert series_text([1.0, 2.0], "x", None) == "1 + 2*x"
+    assert series_text([1.0, 2.0], "x", "0") == "1 + 2*x"
+
+
+@pytest.mark.parametrize(("make", "reference", "n"), [
+    (F.sin, "sin(x)", 11),
+    (F.tan, "tan(x)", 13),
+    (F.exp, "exp(x)", 9),
+    (lambda x: F.log(1 + x), "log(1 + x)", 8),
+    (lambda x: F.sqrt(1 + x), "sqrt(1 + x)", 6),
+    (F.atan, "atan(x)", 9),
+])
+def test_exact_coefficients_match_sympy_series(make, reference: str, n: int) -> None:
+    text = series_text(coefficients(make, 0.0, n), "x")
+    x = sympy.Symbol("x")
+    expected = sympy.series(sympy.sympify(reference), x, 0, n + 1).removeO()
+    ours = sympy.sympify(text.replace("^", "**"), locals={"x": x})
+    assert sympy.expand(ours - expected) == 0, text
+    assert "." not in text  # every coefficient exact
+
+
+def test_irrational_coefficients_stay_numbers() -> None:
+    text = series_text(coefficients(F.sin, 0.7, 2), "x", "0.7")
+    assert text.startswith("0.644217687237691 + 0.7648421872844885*(x - 0.7) - ")
+    assert exact_coefficient(math.sqrt(2)) is None
+    assert exact_coefficient(math.pi / 4) is None
+
+
+def test_custom_number_format_and_edge_cases() -> None:
+    assert series_text([math.e, 0.0, -math.e], "x", number=lambda v: f"{v:.3g}") == \
+        "2.72 - 2.72*x^2"
+    assert series_text([0.0, 0.0]) == "0"
+    assert series_text([]) == "0"
+    assert series_text([1.0, math.nan], "x") == "1 + nan*x"
+    assert series_text([-1.0, -1 / 3], "x") == "-1 - x/3"
+    assert exact_coefficient(1 / 3 + 1e-9) is None  # not within rounding
+    assert exact_coefficient(1 / 362880, 9) == Fraction(1, 362880)
+
+
+def test_text_is_gradcli_input_that_evaluates_to_the_polynomial() -> None:
+    cs = coefficients(F.exp, 1.0, 4)
+    text = series_text(coefficients(F.tan, 0.0, 9), "x")
+    parse(text)  # no ParseError
+    session = Session()
+    session.run("x = 0.3")
+    value = float(session.run(text)[0].value)
+    assert value == pytest.approx(sum(c * 0.3**k for k, c in
+                                      enumerate(coefficients(F.tan, 0.0, 9))), rel=1e-15)
+    text = series_text(cs, "x", "1")
+    assert float(session.run(text)[0].value) == pytest.approx(
+        sum(c * (0.3 - 1) ** k for k, c in enumerate(cs)), rel=1e-14)
