@@ -29,7 +29,7 @@ def run_eval(args: Any, after_dashes: list[str]) -> int:
         sources, bindings=[pair for pairs in args.at for pair in pairs], wrt=args.wrt,
         order=args.order, grad=args.grad, check=args.check, method=args.method,
         series=args.series, fmt=args.format, digits=args.digits, colour=args.color,
-        device=args.device, dtype=args.dtype)
+        device=args.device, dtype=args.dtype, formula=args.formula, rows=args.rows)
 
 
 def run_statements(
@@ -47,6 +47,8 @@ def run_statements(
     colour: str = "auto",
     device: str = "cpu",
     dtype: str = "float64",
+    formula: bool = False,
+    rows: bool = False,
 ) -> int:
     """Run ``sources`` (statement texts; "-" is standard input) and print the
     results; returns the exit status."""
@@ -58,7 +60,8 @@ def run_statements(
     if fmt is None:
         fmt = "table" if isatty(sys.stdout) else "plain"
     opts = RenderOptions(order=order, grad=grad, check=check, series=series, digits=digits)
-    output = Output(fmt, opts, colour, line_hints=len(sources) > 1 or "-" in sources)
+    output = Output(fmt, opts, colour, line_hints=len(sources) > 1 or "-" in sources,
+                    rows=rows)
     try:
         session = Session(dtype=dtype, device=device, method=method, words=CLI_WORDS)
     except GradcliError as err:
@@ -72,8 +75,10 @@ def run_statements(
     if not bind_all_at(session, bindings, output):
         output.finish()
         return output.status
+    output.sweep_over(session.at)  # an array --at: a tidy table, a row a point
 
-    options = EvalOptions(wrt=wrt, order=order, grad=grad, check=check, series=series)
+    options = EvalOptions(wrt=wrt, order=order, grad=grad, check=check, series=series,
+                          formula=formula)
     if wrt is not None and not options.wants_derivatives:
         # PyTorch and qalc would not say, but a silently ignored option reads as
         # "this printed the derivative by wrt" to a script's author
@@ -109,12 +114,18 @@ def run_statements(
 
 def bind_all_at(session: Any, bindings: list[tuple[str, str]], output: Output) -> bool:
     """Bind every --at value in order, reporting each failure; True if all bound."""
+    from ..curves import session_number
     from ..errors import GradcliError
+    from ..lang.ranges import at_range
 
     ok = True
     for name, value in bindings:
         try:
-            session.bind_at(name, value)
+            points = at_range(name, value, session_number(session))
+            if points is None:
+                session.bind_at(name, value)
+            else:  # x=0:1:0.25
+                session.bind_value(name, points)
         except GradcliError as err:
             err.message = f"--at {name}={value}: {err.message}"
             if err.column is not None and (err.line or 1) == 1:

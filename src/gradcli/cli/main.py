@@ -46,7 +46,7 @@ def dispatch(args: list[str]) -> int:
         if len(args) == 2 and args[1] in options.COMMANDS:
             return run_command(args[1], ["--help"])
         return options.usage_error(UsageProblem(
-            f"no help for '{' '.join(args[1:])}'; the commands are eval, plot and repl"),
+            f"no help for '{' '.join(args[1:])}'; the commands are eval, plot, curve and repl"),
             usage="gradcli help [COMMAND]")
     if head in options.HELP:
         sys.stdout.write(options.top_help())
@@ -105,6 +105,10 @@ def run_command(command: str, args: list[str]) -> int:
             return commands.run_eval(parsed, after)
         if command == "plot":
             return commands.run_plot(_one_expression(parsed, after))
+        if command == "curve":
+            from .curve import run_curve
+
+            return run_curve(parsed, after)
         if after:
             raise UsageProblem(f"Got unexpected extra argument ({after[0]})")
         return commands.run_repl(parsed.dtype, parsed.device, parsed.method)

@@ -29,6 +29,7 @@ MAX_LINE = "10,000,000"  # gradcli.lang.reader: the longest line read from stand
 COMMANDS = {
     "eval": "Evaluate statements: values, derivatives, checks and series.",
     "plot": "Write the computational graph of EXPR (Graphviz).",
+    "curve": "Draw EXPR and its derivatives over an interval (a file, or the terminal).",
     "repl": "The interactive calculator (also plain `gradcli` on a terminal).",
 }
 VERSION = "--version"
@@ -59,12 +60,18 @@ EXAMPLES = {
   gradcli eval "sin(x)*exp(x)" --at x=0.5 --order 2 --check
   gradcli eval "exp(x)" --at x=0 --series 4
   gradcli eval "x*y + y" --at x=2,y=3 --grad --format json
+  gradcli eval "x^4 - 2*x^2" --order 2
+  gradcli eval "sin(x)/x" --at x=0:1:0.25 --order 1 --format csv
   gradcli eval "f(t) = t^3" "f'(2)" "f''(2)"
   printf 'x = 2\\nx^3\\n' | gradcli eval - --order 1
   gradcli eval --at x=3 -- -x**2""",
     "plot": """\
   gradcli plot "x**4 - 2*x**2" --at x=2 -o graph.png
   gradcli plot "sin(x)*x" --at x=2 --order 1 --verbose -o d1.svg""",
+    "curve": """\
+  gradcli curve "exp(sin(x))*log(1+x^2)" --over x=0:5 --order 3 -o curve.png
+  gradcli curve "tan(x)" --over x=-3:3
+  gradcli curve "sin(x)" "cos(x)" --over x=0:2pi""",
     "repl": """\
   gradcli repl
   printf 'f(x) = x^4\\nf(2)\\n' | gradcli repl""",
@@ -128,7 +135,7 @@ def _choices(values: tuple[str, ...]) -> str:
 
 
 METHODS = ("auto", "taylor", "backprop")
-FORMATS = ("table", "json", "plain", "csv")
+FORMATS = ("table", "json", "plain", "csv", "latex")
 COLOURS = ("auto", "always", "never")
 DEVICES = ("cpu", "gpu")
 DTYPES = ("float64", "float32")
@@ -199,8 +206,9 @@ def eval_parser() -> Parser:
         "standard input not a terminal: read statements from standard input "
         f"(lines of at most {MAX_LINE} characters). "
         "Put an expression that starts with '-' after '--'.")
-    _at_option(p, "Bind variables before running, e.g. --at x=2,y=3 or "
-               "--at \"x=linspace(0,1,5)\"; may be repeated.")
+    _at_option(p, "Bind variables before running, e.g. --at x=2,y=3, a range "
+               "--at x=0:1:0.25 (start:stop:step) or --at \"x=linspace(0,1,5)\"; "
+               "may be repeated.")
     p.option("--wrt", type=variable("--wrt"), metavar="NAME",
              help="The variable to differentiate by (default: the only variable in EXPR).")
     p.option("--order", type=whole("--order", 0, MAX_ORDER), default=0, metavar="N",
@@ -212,8 +220,13 @@ def eval_parser() -> Parser:
               "(both give the same numbers).")
     p.option("--series", type=whole("--series", 0, MAX_ORDER), metavar="N",
              help=f"The Taylor polynomial of degree N about the point.  [0 to {MAX_ORDER}]")
+    p.option("--formula", action="store_true",
+             help="Print the formulas of the value and derivatives beside the numbers "
+             "(without a value for the variable, --order prints formulas anyway).")
     p.option("--format", type=one_of("--format", *FORMATS), metavar=_choices(FORMATS),
              help="Output format (default: table on a terminal, plain when piped).")
+    p.option("--rows", action="store_true",
+             help="JSON: one object per point of an array --at, not arrays.")
     p.option("--digits", type=whole("--digits", 1, MAX_DIGITS), metavar="D",
              help="Round what table and plain show to D significant digits "
              f"(JSON and CSV always carry full precision).  [1 to {MAX_DIGITS}]")
@@ -243,6 +256,31 @@ def plot_parser() -> Parser:
     return p
 
 
+def curve_parser() -> Parser:
+    p = Parser("curve", "[OPTIONS] EXPR...", "  " + COMMANDS["curve"])
+    p.arguments.add_argument("exprs", nargs="*", metavar="EXPR",
+                             help="Expressions to draw in one figure.")
+    p.option("--over", default="x=-5:5", metavar="NAME=A:B",
+             help="The variable and the interval; A and B are expressions (0:2pi).  "
+             "[default: x=-5:5]")
+    p.option("--order", type=whole("--order", 0, 20), default=0, metavar="N",
+             help="Draw the derivatives of orders 1..N too.  [default: 0; 0 to 20]")
+    p.option("--points", type=whole("--points", 2, 10_000_000), default=400, metavar="K",
+             help="Points across the interval.  [default: 400; 2 to 10000000]")
+    p.option("-o", "--output", metavar="FILE", type=file_name("--output"),
+             help="The file to write: .png, .svg or .pdf (without it: drawn in the "
+             "terminal).")
+    _at_option(p, "Bind other variables first, as for eval.")
+    p.option("--color", type=one_of("--color", *COLOURS), default="auto",
+             metavar=_choices(COLOURS),
+             help="Colour in the terminal (auto: off under NO_COLOR or TERM=dumb).  "
+             "[default: auto]")
+    _settings(p, "Derivative engine.")
+    _where(p)
+    _help(p)
+    return p
+
+
 def repl_parser() -> Parser:
     p = Parser("repl", "[OPTIONS]", "  " + COMMANDS["repl"])
     _settings(p, "Derivative engine.")
@@ -251,7 +289,8 @@ def repl_parser() -> Parser:
     return p
 
 
-_BUILDERS = {"eval": eval_parser, "plot": plot_parser, "repl": repl_parser}
+_BUILDERS = {"eval": eval_parser, "plot": plot_parser, "curve": curve_parser,
+             "repl": repl_parser}
 
 
 def build(command: str) -> Parser:

@@ -168,22 +168,55 @@ def _point_texts(a: Any, shape: tuple[int, ...], start: int, stop: int) -> list[
     return _texts(flat(arr.astype(np.float64, copy=False), shape)[start:stop], None)
 
 
+FORMULA_COLUMNS = ["input", "order", "formula"]
+
+
+def formula_rows(res: Result) -> str:
+    """A formula result as ``input,order,formula`` rows: orders 0..N, or
+    ``d/dx`` for each variable of a gradient."""
+    from ..formula import plain  # noqa: PLC0415 - only results with formulas
+
+    rows = [[res.input, str(k), plain(f)] for k, f in enumerate(res.formulas or ())]
+    rows += [[res.input, f"d/d{n}", plain(f)] for n, f in (res.gradient_formulas or {}).items()]
+    return "".join(format_row(r) for r in rows)
+
+
 class CsvRenderer:
     """Writes the header once, then a row per result (a row per point of a
-    sweep with ``sweep``, the --at names: see render/sweep.py's sweep_names)."""
+    sweep with ``sweep``, the --at names: see render/sweep.py's sweep_names).
+    With ``formulas`` (the first result was a formula) the table is
+    ``input,order,formula``, a row an order."""
 
-    def __init__(self, opts: RenderOptions, sweep: Sequence[str] = ()) -> None:
+    def __init__(self, opts: RenderOptions, sweep: Sequence[str] = (),
+                 formulas: bool = False) -> None:
         self.opts = opts
         self.sweep = list(sweep)
-        self.columns = header(opts, self.sweep)
+        self.formulas = formulas
+        self.columns = FORMULA_COLUMNS if formulas else header(opts, self.sweep)
 
     def header(self) -> str:
         return format_row(self.columns)
 
     def row(self, res: Result) -> str:
+        if self.formulas:
+            if res.kind == "formula":
+                return formula_rows(res)
+            error = res.error.message if res.error is not None else "not a formula"
+            return format_row([res.input, "", error])
+        if res.kind == "formula":  # after numbers: the formulas in the value columns
+            from ..formula import plain  # noqa: PLC0415
+
+            cells = {"input": res.input, "wrt": res.wrt or "",
+                     "value": plain(res.formulas[0]) if res.formulas else ""}
+            for k, f in enumerate((res.formulas or [])[1:], start=1):
+                cells[f"d{k}"] = plain(f)
+            if res.gradient_formulas is not None:
+                cells["gradient"] = "; ".join(f"{n}: {plain(f)}"
+                                              for n, f in res.gradient_formulas.items())
+            return format_row([cells.get(c, "") for c in self.columns])
         if self.sweep:
             return sweep_rows(res, self.opts, self.columns, self.sweep)
         return format_row(row(res, self.opts, self.columns))
 
 
-__all__ = ["CsvRenderer", "format_row", "header", "row", "sweep_rows"]
+__all__ = ["CsvRenderer", "format_row", "formula_rows", "header", "row", "sweep_rows"]

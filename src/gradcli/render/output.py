@@ -24,7 +24,7 @@ if TYPE_CHECKING:
 
 __all__ = ["Output", "colour_enabled", "isatty"]
 
-FORMATS = ("table", "json", "plain", "csv")
+FORMATS = ("table", "json", "plain", "csv", "latex")
 
 _RED, _YELLOW, _RESET = "\033[1;31m", "\033[1;33m", "\033[0m"
 
@@ -53,7 +53,7 @@ class Output:
     """Where results, errors and warnings go, in the chosen format."""
 
     def __init__(self, fmt: str, opts: RenderOptions, colour: str, *,
-                 line_hints: bool) -> None:
+                 line_hints: bool, rows: bool = False) -> None:
         self.fmt = fmt
         self.opts = opts
         self.out = sys.stdout
@@ -61,6 +61,8 @@ class Output:
         self.err_colour = colour_enabled(colour, self.err)
         self.out_colour = colour_enabled(colour, self.out)
         self.line_hints = line_hints
+        self.rows = rows  # JSON: an object a point of a sweep
+        self.sweep: list[str] = []  # the array --at names: CSV (and --rows) a row a point
         self.status = 0
         self._table: Any = None
         self._csv: Any = None
@@ -116,6 +118,13 @@ class Output:
             text = _YELLOW + "warning:" + _RESET + text[len("warning:"):]
         self.note(text)
 
+    def sweep_over(self, at: dict[str, Any]) -> None:
+        """Results over the points of the array --at values in ``at`` are tidy
+        tables: a CSV row (and with --rows a JSON object) a point."""
+        from .sweep import sweep_names
+
+        self.sweep = sweep_names(at)
+
     # results -------------------------------------------------------------------
 
     def result(self, res: Result, line_text: str | None, point: Any = None) -> None:
@@ -126,12 +135,22 @@ class Output:
             self.error(res.error, line_text, res.input, json_object=False)
         self.status = max(self.status, int(res.exit_status))
         fmt = self.fmt
-        if fmt == "json":
+        if fmt == "json" and self.rows:
+            from .json import render_json_rows
+
+            self._write(render_json_rows(res, self.sweep) + "\n")
+        elif fmt == "json":
             if self._render_json is None:
                 from .json import render_json
 
                 self._render_json = render_json
             self._write(self._render_json(res) + "\n")
+        elif fmt == "latex":
+            from .latex import render_latex
+
+            lines = render_latex(res, self.opts, point)
+            if lines:
+                self._write("\n".join(lines) + "\n")
         elif fmt == "plain":
             if self._render_plain is None:
                 from .plain import render_plain
@@ -142,7 +161,7 @@ class Output:
                 self._write("\n".join(lines) + "\n")
         elif fmt == "csv":
             if self._csv is None:
-                self._start_csv()
+                self._start_csv(formulas=res.kind == "formula")
             self._write(self._csv.row(res))
         else:
             if self._table is None:
@@ -153,10 +172,10 @@ class Output:
                                             terminal=isatty(self.out))
             self._table.render(res, point)
 
-    def _start_csv(self) -> None:
+    def _start_csv(self, formulas: bool = False) -> None:
         from .csv import CsvRenderer
 
-        self._csv = CsvRenderer(self.opts)
+        self._csv = CsvRenderer(self.opts, self.sweep, formulas)
         self.out.write(self._csv.header())
 
     def finish(self) -> None:
