@@ -193,6 +193,19 @@ _ndarray = np.ndarray
 _generic = np.generic
 _asarray = np.asarray
 
+def _array_out() -> Any:
+    """``out=...`` makes a ufunc return a 0-d array rather than a scalar (NumPy >= 2.3;
+    a Function's output is an array, and wrapping a scalar costs a third of a
+    scalar sin); on older NumPy ``_link`` wraps the scalar instead."""
+    try:
+        np.add(np.zeros(()), np.zeros(()), out=...)
+    except TypeError:
+        return None
+    return ...
+
+
+_OUT = _array_out()
+
 _const_tables: dict[Any, dict[Any, Constant]] = {}
 _F64 = np.dtype(np.float64)
 _f64_consts: dict[Any, Constant] = _const_tables.setdefault(_F64, {})
