@@ -4,7 +4,7 @@ place that links a Function's output into the graph.
 The names and behaviour follow DeZero (steps 1-40 of "Deep Learning from
 Scratch 3") so that code written against it runs unchanged. This module is
 the bottom of the core: the modules above it give ``Variable`` its methods
-(backprop.py ``backward``, ops.py the operators and shape methods).
+(backprop.py ``backward``, operators.py the operators and shape methods).
 Operands that are not Variables become ``Constant`` leaves, whose gradients
 are never computed (a derivative of ``2 ** x`` never evaluates ``log`` of a
 base the user cannot differentiate by).
@@ -129,7 +129,7 @@ class Variable:
                     stack.append(x.creator)
                     x.unchain()
 
-    if TYPE_CHECKING:  # set on the class by backprop.py and ops.py, above this module
+    if TYPE_CHECKING:  # set on the class by backprop.py and operators.py, above this module
         def backward(self, retain_grad: bool = False, create_graph: bool = False) -> None: ...
         def reshape(self, *shape: Any) -> Variable: ...
         def transpose(self, *axes: Any) -> Variable: ...
