@@ -4,7 +4,7 @@ place that links a Function's output into the graph.
 The names and behaviour follow DeZero (steps 1-40 of "Deep Learning from
 Scratch 3") so that code written against it runs unchanged. This module is
 the bottom of the core: the modules above it give ``Variable`` its methods
-(backprop.py ``backward``, ops.py the operators and shape methods).
+(backprop.py ``backward``, operators.py the operators and shape methods).
 Operands that are not Variables become ``Constant`` leaves, whose gradients
 are never computed (a derivative of ``2 ** x`` never evaluates ``log`` of a
 base the user cannot differentiate by).
@@ -129,7 +129,7 @@ class Variable:
                     stack.append(x.creator)
                     x.unchain()
 
-    if TYPE_CHECKING:  # set on the class by backprop.py and ops.py, above this module
+    if TYPE_CHECKING:  # set on the class by backprop.py and operators.py, above this module
         def backward(self, retain_grad: bool = False, create_graph: bool = False) -> None: ...
         def reshape(self, *shape: Any) -> Variable: ...
         def transpose(self, *axes: Any) -> Variable: ...
@@ -192,6 +192,19 @@ _ref = weakref.ref
 _ndarray = np.ndarray
 _generic = np.generic
 _asarray = np.asarray
+
+def _array_out() -> Any:
+    """``out=...`` makes a ufunc return a 0-d array rather than a scalar (NumPy >= 2.3;
+    a Function's output is an array, and wrapping a scalar costs a third of a
+    scalar sin); on older NumPy ``_link`` wraps the scalar instead."""
+    try:
+        np.add(np.zeros(()), np.zeros(()), out=...)
+    except TypeError:
+        return None
+    return ...
+
+
+_OUT = _array_out()
 
 _const_tables: dict[Any, dict[Any, Constant]] = {}
 _F64 = np.dtype(np.float64)

@@ -15,7 +15,7 @@ import numpy as np
 
 from ..errors import ShapeError
 from .backend import get_array_module
-from .graph import Constant, Function, Variable, _call1, _link, _new, _operand, as_variable
+from .graph import _OUT, Constant, Function, Variable, _call1, _link, _new, _operand, as_variable
 from .registry import lookup
 from .running import NOW, builtin
 from .shapes import (  # noqa: F401 - ops offered the structural operations: still does
@@ -50,17 +50,6 @@ def _broadcast_shape(s0: tuple[int, ...], s1: tuple[int, ...], op: str) -> None:
     check_size(shape, f"'{op}'")
 
 
-def _array_out() -> Any:
-    """``out=...`` makes a ufunc return a 0-d array rather than a scalar (NumPy >= 2.3);
-    on older NumPy the Function wraps the scalar instead."""
-    try:
-        np.add(np.zeros(()), np.zeros(()), out=...)
-    except TypeError:
-        return None
-    return ...
-
-
-_OUT = _array_out()
 _np_add, _np_sub, _np_mul, _np_div, _np_neg = (
     np.add, np.subtract, np.multiply, np.true_divide, np.negative
 )
