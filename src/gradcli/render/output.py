@@ -128,7 +128,18 @@ class Output:
     # results -------------------------------------------------------------------
 
     def result(self, res: Result, line_text: str | None, point: Any = None) -> None:
-        """Print one result (``point``: where a series was expanded)."""
+        """Print one result (``point``: where a series was expanded); out of
+        memory on the way, the error computing would have given."""
+        try:
+            self._result(res, line_text, point)
+        except MemoryError:
+            from ..errors import LimitError
+
+            self.out.flush()
+            err = LimitError("not enough memory for this computation")
+            self.error(err.at(res.line, None), None, res.input, json_object=False)
+
+    def _result(self, res: Result, line_text: str | None, point: Any = None) -> None:
         for message in res.warnings:
             self.warning(message, res.line)
         if res.error is not None:
@@ -141,10 +152,12 @@ class Output:
             self._write(render_json_rows(res, self.sweep) + "\n")
         elif fmt == "json":
             if self._render_json is None:
-                from .json import render_json
+                from .json import json_pieces
 
-                self._render_json = render_json
-            self._write(self._render_json(res) + "\n")
+                self._render_json = json_pieces
+            for piece in self._render_json(res):
+                self._write(piece)
+            self._write("\n")
         elif fmt == "latex":
             from .latex import render_latex
 
