@@ -9,5 +9,6 @@ CLI_WORDS: dict[str, str] = {
     "order": "--order",
     "series": "--series",
     "check": "--check",
+    "numbers": " (--at gives them: --at x=1)",
     "grad": "--grad",
 }
