@@ -95,8 +95,12 @@ def test_formula_and_latex_formats() -> None:
     assert frac.stdout.strip() == \
         r"\frac{\cos\left(x\right)}{x} - \frac{\sin\left(x\right)}{x^{2}}"
     table = _gradcli("eval", "x^4 - 2*x^2", "--order", "2", "--format", "csv")
-    assert table.stdout.splitlines() == ["input,order,formula", "x^4 - 2*x^2,0,x^4 - 2*x^2",
-                                         "x^4 - 2*x^2,1,4*x^3 - 4*x", "x^4 - 2*x^2,2,12*x^2 - 4"]
+    assert table.stdout.splitlines() == [
+        "input,order,formula,error", "x^4 - 2*x^2,0,x^4 - 2*x^2,", "x^4 - 2*x^2,1,4*x^3 - 4*x,",
+        "x^4 - 2*x^2,2,12*x^2 - 4,"]
+    # a number after a formula: its numbers in the formula column, nothing lost
+    mixed = _gradcli("eval", "x^2", "sin(1)", "--order", "1", "--format", "csv")
+    assert mixed.stdout.splitlines()[3:] == ["sin(1),0,0.8414709848078965,", "sin(1),1,0,"]
 
 
 def test_a_failed_plot_write_leaves_the_old_file(tmp_path) -> None:
@@ -109,3 +113,19 @@ def test_a_failed_plot_write_leaves_the_old_file(tmp_path) -> None:
     assert done.returncode != 0
     assert old.read_text() == "old graph"
     assert [p.name for p in tmp_path.iterdir()] == ["g.dot"]  # no temporary file left
+
+
+def test_a_sweeps_rows_have_each_points_own_check_errors_and_no_summed_partials() -> None:
+    done = _gradcli("eval", "x^2", "--at", "x=0:1:0.5", "--check", "--format", "csv")
+    rows = list(csv.DictReader(io.StringIO(done.stdout)))
+    for r in rows:
+        err = abs(float(r["check1_autodiff"]) - float(r["check1_numerical"]))
+        assert float(r["check1_abs_error"]) == err
+    assert float(rows[0]["check1_abs_error"]) == 0.0
+    grad = _gradcli("eval", "x*y", "--at", "x=0:1:0.5,y=2", "--grad", "--format", "csv")
+    cells = [r["gradient"] for r in csv.DictReader(io.StringIO(grad.stdout))]
+    assert cells == ["x: 2", "x: 2", "x: 2"]  # d/dy of the sum (1.5) is no point's own
+    objs = [json.loads(line) for line in _gradcli(
+        "eval", "x*y", "--at", "x=0:1:0.5,y=2", "--grad", "--format", "json", "--rows"
+    ).stdout.splitlines()]
+    assert [o["gradient"] for o in objs] == [{"x": 2.0}] * 3

@@ -23,7 +23,7 @@ import numpy as np
 
 from ..results import Result, to_plain
 from .numbers import CHUNK
-from .sweep import flat, point_shape
+from .sweep import flat, point_errors, point_shape
 
 
 def strict(obj: Any) -> Any:
@@ -144,9 +144,11 @@ def render_json_rows(res: Result, sweep: Sequence[str]) -> str:
     at = {n: column(v) for n, v in res.at.items() if np.shape(v) in ((), shape)}
     value = column(res.value)
     ds = [column(d) for d in res.derivatives or ()]
-    grads = {k: column(g) for k, g in (res.gradient or {}).items()}
+    # a partial derivative of the sum (by a scalar) is no point's own
+    grads = {k: column(g) for k, g in (res.gradient or {}).items() if np.shape(g) == shape}
     series = [column(c) for c in res.series or ()]
-    checks = [(c, column(c.autodiff), column(c.numerical)) for c in res.check or ()]
+    checks = [(c, column(c.autodiff), column(c.numerical),
+               *(to_plain(flat(e, shape)) for e in point_errors(c))) for c in res.check or ()]
     lines = []
     for i in range(int(np.prod(shape))):
         out: dict[str, Any] = {"input": res.input, "at": {n: v[i] for n, v in at.items()}}
@@ -160,8 +162,8 @@ def render_json_rows(res: Result, sweep: Sequence[str]) -> str:
         if res.check is not None:
             out["check"] = [{**({} if c.variable is None else {"variable": c.variable}),
                              "order": c.order, "autodiff": a[i], "numerical": n[i],
-                             "abs_error": c.abs_error, "rel_error": c.rel_error, "ok": c.ok}
-                            for c, a, n in checks]
+                             "abs_error": e[i], "rel_error": r[i], "ok": c.ok}
+                            for c, a, n, e, r in checks]
         if res.series is not None:
             out["series"] = [c[i] for c in series]
         lines.append(json.dumps(strict(out), allow_nan=False))
