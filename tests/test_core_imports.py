@@ -138,15 +138,6 @@ def test_no_import_circle_in_the_core() -> None:
     assert find_cycle(graph) is None, " -> ".join(find_cycle(graph) or [])
 
 
-# The one circle known outside the core, which the renovation's "lang" branch
-# removes: repl/commands imports repl/helptext inside a function, and helptext
-# imports commands. Its lazy edge is left out until then; delete this once gone.
-KNOWN_LAZY_EDGES = {("gradcli.repl.commands", "gradcli.repl.helptext")}
-
-
 def test_no_import_circle_in_gradcli() -> None:
-    graph = import_graph()
-    for source, target in KNOWN_LAZY_EDGES:
-        graph[source].discard(target)
-    cycle = find_cycle(graph)
+    cycle = find_cycle(import_graph())
     assert cycle is None, " -> ".join(cycle or [])

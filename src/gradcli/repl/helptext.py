@@ -10,7 +10,8 @@ from typing import TYPE_CHECKING
 
 from ..errors import UsageError
 from ..render.numbers import format_value
-from .commands import ALIASES, COMMANDS, KEYS, body_of
+from .arguments import body_of
+from .catalog import ALIASES, COMMANDS, KEYS
 
 if TYPE_CHECKING:
     from ..session import Session
