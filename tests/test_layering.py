@@ -42,15 +42,8 @@ def test_session_imports_no_ui_library() -> None:
     assert not loaded & {"rich", "prompt_toolkit", "graphviz", "cupy", "typer"}
 
 
-@pytest.mark.skipif(sys.platform in ("win32", "darwin"), reason="XDG layout only")
-def test_parsing_needs_lark_only_to_generate_the_parser(tmp_path) -> None:
-    # The first parse with an empty cache generates the parser with Lark;
-    # every later process parses with the generated module alone.
-    code = f"import os; os.environ['XDG_CACHE_HOME'] = {str(tmp_path)!r}\n" \
-        "from gradcli.lang.parser import parse; parse('2x + sin(y)')"
-    assert "lark" in _imported_after(code)
-    assert "lark" not in _imported_after(code)
-    assert "lark" not in _imported_after("import gradcli.lang.parser")
+def test_parsing_never_imports_lark() -> None:
+    assert "lark" not in _imported_after("from gradcli.lang.parser import parse; parse('2x')")
 
 
 def _package_imports(path: pathlib.Path) -> set[str]:
