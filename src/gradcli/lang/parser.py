@@ -58,6 +58,7 @@ from gradcli.lang.ast import (
     Unary,
     children,
 )
+from gradcli.lang.brackets import first_unclosed
 from gradcli.lang.grammar import LarkRuntime, load_runtime
 from gradcli.lang.names import SUPERSCRIPT_DIGITS, exponent_meant
 from gradcli.record import Record
@@ -641,14 +642,3 @@ def _never_closed_at(chunk: _Chunk, opener: tuple[int, int, str]) -> ParseError:
     return ParseError(f"'{char}'{_NEVER_CLOSED}", line=chunk.line + i, column=column)
 
 
-def first_unclosed(lines: list[str]) -> tuple[int, int, str] | None:
-    """(line index, column, bracket) of the first '(' or '[' that ``lines`` leave
-    open, comments skipped; None if every one is closed."""
-    stack: list[tuple[int, int, str]] = []
-    for i, text in enumerate(lines):
-        for j, char in enumerate(text.split("#", 1)[0]):
-            if char in "([":
-                stack.append((i, j + 1, char))
-            elif char in ")]" and stack:
-                stack.pop()
-    return stack[0] if stack else None

@@ -33,6 +33,7 @@ from collections.abc import Iterator
 from typing import IO, Any
 
 from ..errors import GradcliError, UsageError
+from .brackets import summary as bracket_summary
 from .parser import MAX_INPUT, ParseLimitError
 
 __all__ = ["READ_SIZE", "Input", "bracket_summary", "check_file_name", "read_inputs",
@@ -61,29 +62,6 @@ class Input(namedtuple("Input", ["text", "line", "closed", "error"], defaults=(T
     error: GradcliError | None
 
 
-_BRACKET = r"[()\[\]]"  # re caches what it compiles: compiled on first use, not at import
-
-
-def bracket_summary(line: str) -> tuple[int, int]:
-    """``(drop, rise)`` of one line, a comment skipped: walking it, the depth
-    first falls ``drop`` below where it started, then ends ``rise`` above that
-    lowest point. The line closes min(drop, depth) brackets open before it and
-    leaves ``rise`` of its own open (a stray closer never opens anything)."""
-    code = line.partition("#")[0]
-    opens = code.count("(") + code.count("[")
-    closes = code.count(")") + code.count("]")
-    if not closes:
-        return 0, opens
-    if not opens:
-        return closes, 0
-    depth = low = 0
-    for m in re.finditer(_BRACKET, code):
-        if m.group() in "([":
-            depth += 1
-        else:
-            depth -= 1
-            low = min(low, depth)
-    return -low, depth - low
 
 
 class _Grouper:
