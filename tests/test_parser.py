@@ -2,12 +2,8 @@
 
 from __future__ import annotations
 
-import os
 import random
-import subprocess
-import sys
 import time
-from pathlib import Path
 
 import pytest
 
@@ -644,89 +640,6 @@ def test_grammar_has_no_function_names() -> None:
     assert "statement:" in grammar
     for name in ("sin", "cos", "exp", "log", "sqrt", "diff", "grad", "linspace"):
         assert f'"{name}"' not in grammar
-
-
-@pytest.mark.skipif(sys.platform in ("win32", "darwin"), reason="XDG layout only")
-def test_generated_parser_lives_in_the_user_cache_dir(tmp_path, monkeypatch) -> None:
-    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
-    directory = tmp_path / "gradcli"
-    built = grammar_module.load_runtime()  # generates the parser's module
-    assert built.origin.startswith(str(directory)) and built.origin.endswith(".py")
-    assert oct(directory.stat().st_mode & 0o777) == "0o700"
-    loaded = grammar_module.load_runtime()  # imports it back
-    assert loaded.origin == built.origin
-    assert [p.name for p in directory.iterdir() if p.suffix == ".py"] == [Path(built.origin).name]
-    for runtime in (built, loaded):
-        tree = runtime.new_parser(transformer=parser_module._Builder()).parse("2x")
-        assert tree == Implicit(n("2"), x)
-
-
-def test_an_edited_grammar_gets_a_new_parser_file(tmp_path, monkeypatch) -> None:
-    text = grammar_module.grammar_text()
-    first = grammar_module._generated_path(text, str(tmp_path))
-    assert grammar_module._generated_path(text + "\n// edited", str(tmp_path)) != first
-    assert grammar_module._generated_path(text, str(tmp_path)) == first
-
-
-def test_a_new_parser_file_replaces_those_of_earlier_grammars(tmp_path, monkeypatch) -> None:
-    monkeypatch.setattr(grammar_module, "cache_dir", lambda: str(tmp_path))
-    tag = f"py{sys.version_info[0]}{sys.version_info[1]}"
-    (tmp_path / "__pycache__").mkdir()
-    old = [tmp_path / f"parser-0badcafe-{tag}.py",
-           tmp_path / "__pycache__" / f"parser-0badcafe-{tag}.cpython-3x.pyc",
-           tmp_path / f"grammar-lark1.0-{tag}.lark-cache"]
-    other_python = tmp_path / "parser-0badcafe-py27.py"  # another Python may still use it
-    # another install may use a recent one: it stays until it is STALE_AFTER_DAYS old
-    recent = tmp_path / f"parser-0decaf00-{tag}.py"
-    month = time.time() - (grammar_module.STALE_AFTER_DAYS + 1) * 86400
-    for p in [*old, other_python, recent]:
-        p.write_text("old")
-        if p is not recent:
-            os.utime(p, (month, month))
-    runtime = grammar_module.load_runtime()
-    assert not any(p.exists() for p in old)
-    assert other_python.exists() and recent.exists()
-    mine = Path(runtime.origin)
-    assert mine.exists()
-    assert sorted(p.name.split(".")[0] for p in (tmp_path / "__pycache__").iterdir()) \
-        == [mine.stem]
-
-
-def test_the_generated_parser_does_not_import_logging(tmp_path) -> None:
-    env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path)}
-    check = ("import sys; from gradcli.lang.parser import parse; parse('x^2 + 1'); "
-             "print('logging' in sys.modules)")
-    subprocess.run([sys.executable, "-c", check], env=env, check=True, capture_output=True)
-    [generated] = (tmp_path / "gradcli").glob("parser-*.py")
-    assert "import logging" not in generated.read_text()
-    done = subprocess.run([sys.executable, "-c", check], env=env, check=True,
-                          capture_output=True, text=True)
-    assert done.stdout.strip() == "False"
-    # a source that is not as expected is left as Lark wrote it
-    odd = "import logging\nlogger = logging.getLogger('lark')\n"
-    assert grammar_module._without_logging(odd) == odd
-
-
-def test_lark_itself_parses_when_the_cache_cannot_be_written(tmp_path, monkeypatch) -> None:
-    blocker = tmp_path / "file"
-    blocker.write_text("not a directory")
-    monkeypatch.setattr(grammar_module, "cache_dir", lambda: str(blocker / "gradcli"))
-    runtime = grammar_module.load_runtime()
-    assert runtime.origin == "lark"
-    parser = runtime.new_parser(transformer=parser_module._Builder())
-    assert parser.parse("2x") == Implicit(n("2"), x)
-    with pytest.raises(runtime.UnexpectedInput):
-        parser.parse("2 +")
-
-
-def test_a_damaged_cache_file_is_made_again(tmp_path, monkeypatch) -> None:
-    monkeypatch.setattr(grammar_module, "cache_dir", lambda: str(tmp_path))
-    path = grammar_module._generated_path(grammar_module.grammar_text(), str(tmp_path))
-    Path(path).write_text("this is not python(")
-    runtime = grammar_module.load_runtime()
-    assert runtime.origin == path
-    assert "Lark_StandAlone" in Path(path).read_text()
-    assert runtime.new_parser(transformer=parser_module._Builder()).parse("y") == y
 
 
 # --------------------------------------------------------------------------

@@ -3,9 +3,7 @@
 Timings, measured with time.perf_counter on the shared development box
 (Python 3.11, lark 1.3.1, NumPy already imported; a plain Python loop runs
 about 5x slower there than on a current laptop):
-    first process ever (Lark analyses the grammar, its standalone
-    generator writes the parser module to the user cache):  210-340 ms
-    every later process (imports that module, builds):       15-17 ms
+    import the generated parser module and build the parser:  15-17 ms
     first parse() in a process (Lark compiles its lexer):     2-4 ms
     one parse() of "x**4 - 2*x**2", parser already built:  0.16-0.30 ms
     one parse() of 100,000 characters "x+x+...+x":          0.9-1.9 s (load)
