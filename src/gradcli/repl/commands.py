@@ -18,36 +18,13 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import GradcliError, LimitError, UsageError
 from ..render.errors import format_error
+from .helptext import ALIASES, COMMANDS, body_of, help_for, one_line, overview
 
 if TYPE_CHECKING:
     from ..results import Result
     from ..session import Session
     from .loader import SessionLoader
 
-# name: (usage, one line); completion and :help read this table.
-COMMANDS: dict[str, tuple[str, str]] = {
-    ":help": (":help [NAME]", "the language, commands and built-ins; :help sin for one"),
-    ":vars": (":vars", "variables and their values"),
-    ":funcs": (":funcs", "defined functions"),
-    ":d": (":d [N] EXPR [wrt X]",
-           "derivatives of orders 0..N (default 1) by X (the only variable) at its value"),
-    ":check": (":check EXPR [wrt X]", "autodiff against numerical estimates (orders 1, 2)"),
-    ":plot": (":plot [N] EXPR FILE", "graph of EXPR (or its N-th derivative): .png .svg .pdf .dot"),
-    ":curve": (":curve EXPR [A B] [N]",
-               "EXPR and its derivatives 1..N over A..B (default -5 5), drawn here"),
-    ":clear": (":clear [NAME...]", "forget every variable and function, or the ones named"),
-    ":quit": (":quit", "leave (Ctrl-D on an empty line too)"),
-}
-ALIASES = {":q": ":quit", ":exit": ":quit", ":h": ":help", ":?": ":help"}
-KEYS = [
-    ("Tab", "complete a name or :command"),
-    ("Up, Down", "history that starts with what is typed"),
-    ("Ctrl-R", "search the history"),
-    ("Enter", "run; with a bracket open it starts a new line"),
-    ("Esc Enter", "run even with a bracket open"),
-    ("Ctrl-C", "cancel the line (or a long computation)"),
-    ("Ctrl-D", "leave, on an empty line"),
-]
 # those whose usage is their bare name
 _NO_ARGUMENTS = {name for name, (usage, _) in COMMANDS.items() if usage == name}
 # the optional N of :d and :plot, and what was meant as one: -1, 1.5, 1e3
@@ -200,8 +177,6 @@ class Shell:
         return handler(args, text, first_line, m.end()) is not False
 
     def cmd_help(self, args: str, text: str, first_line: int, offset: int) -> None:
-        from .helptext import help_for, overview  # noqa: PLC0415
-
         if args.strip():
             self.display.help(help_for(args.strip(), self.session))
         else:
@@ -441,15 +416,3 @@ def _value_of(session: Session, name: str) -> Any:
         if n == name:
             return v
     return None
-
-
-def one_line(text: str) -> str:
-    """A definition written over several lines, on one: comments dropped, and
-    each line break with the indentation around it a single space."""
-    return " ".join(" ".join(line.split("#", 1)[0].split()) for line in text.split("\n")
-                    ).replace("( ", "(").replace("[ ", "[").strip()
-
-
-def body_of(source: str) -> str:
-    """``"f(x) = x**2"`` -> ``"x**2"`` (the definition's right side)."""
-    return source.split("=", 1)[1].strip() if "=" in source else source

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 from prompt_toolkit.completion import CompleteEvent, Completer, Completion
 from prompt_toolkit.document import Document
 
-from .commands import COMMANDS
+from .helptext import COMMANDS
 
 if TYPE_CHECKING:
     from .loader import SessionLoader
@@ -52,8 +52,8 @@ class GradcliCompleter(Completer):
         """(name, what the menu shows, its description), the user's own names first."""
         from ..core.registry import REGISTRY  # noqa: PLC0415 - the session has loaded it
         from ..lang.evaluate import CONSTANTS, SPECIAL_FORMS  # noqa: PLC0415
-        from .commands import body_of  # noqa: PLC0415
         from .display import short_value  # noqa: PLC0415
+        from .helptext import body_of  # noqa: PLC0415
 
         session = self.loader.get()
         for name, value in session.variables():
