@@ -42,8 +42,17 @@ def test_session_imports_no_ui_library() -> None:
     assert not loaded & {"rich", "prompt_toolkit", "graphviz", "cupy", "typer"}
 
 
-def test_parsing_never_imports_lark() -> None:
-    assert "lark" not in _imported_after("from gradcli.lang.parser import parse; parse('2x')")
+def test_parsing_never_imports_lark_nor_writes_a_cache(tmp_path) -> None:
+    # The parser is generated when gradcli is built (gradcli/lang/_lalr.py):
+    # a run, even the first with an empty cache, neither needs Lark nor writes.
+    cache = tmp_path / "cache"
+    code = f"import os; os.environ['XDG_CACHE_HOME'] = {str(cache)!r}\n" \
+        "from gradcli.lang.parser import parse, parse_each\n" \
+        "parse('2x + sin(y)'); parse_each('(1 +* 2\\nk = [1, 2]')"
+    for _ in range(2):
+        assert "lark" not in _imported_after(code)
+    assert not cache.exists()
+    assert "lark" not in _imported_after("import gradcli.lang.parser")
 
 
 def _package_imports(path: pathlib.Path) -> set[str]:

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import random
+import subprocess
+import sys
 import time
 
 import pytest
@@ -642,6 +644,10 @@ def test_grammar_has_no_function_names() -> None:
         assert f'"{name}"' not in grammar
 
 
+# --------------------------------------------------------------------------
+# The syntax tree itself
+
+
 def test_positions_do_not_take_part_in_equality() -> None:
     parsed = parse("x = 2")[0].node
     assert parsed == Assign("x", Num("2"))
@@ -687,3 +693,34 @@ def test_a_built_in_written_as_typeset_says_how_to_call_it(text, column, hint) -
     assert error("sinx x").message.endswith("or a number right against it (2x)")
     assert error("x^2(x)").message.endswith("an exponent cannot be an implicit product, "
                                             "use parentheses")
+
+
+# --------------------------------------------------------------------------
+# The one bracket scanner
+
+
+def test_the_bracket_scanner_skips_comments_and_stray_closers() -> None:
+    from gradcli.lang import brackets
+
+    assert brackets.open_depth("f(1, [2") == 2
+    assert brackets.open_depth(") ] (") == 1  # a stray closer never goes below 0
+    assert brackets.open_depth("g(x # (\n") == 1
+    assert brackets.open_depth("1)", 2) == 1
+    assert brackets.first_unclosed("x + 1\n  (y # [\n[]") == (8, "(")
+    assert brackets.first_unclosed("(a) + [b]") is None
+    assert brackets.innermost_open("f([1, 2)", 7) == "["
+    assert list(brackets.marks("a;(b # ;)\nc]")) == [(1, ";"), (2, "("), (9, "\n"), (11, "]")]
+    # the parser and the REPL ask the same scanner
+    from gradcli.repl import brackets as repl_brackets
+
+    assert repl_brackets.open_depth is brackets.open_depth
+    assert import_cost_free("gradcli.lang.brackets")
+
+
+def import_cost_free(module: str) -> bool:
+    """The module imports nothing beyond the standard start-up set."""
+    code = f"import sys; before = set(sys.modules); import {module}; " \
+        "print(' '.join(sorted(set(sys.modules) - before)))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout
+    return out.split() == ["gradcli", "gradcli.lang", module]

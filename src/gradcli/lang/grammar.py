@@ -1,46 +1,49 @@
-"""The grammar file, and the Lark LALR parser code made from it when gradcli is built.
+"""The grammar file, and the parser module generated from it when gradcli is built.
 
 Lark itself costs a shell script 40-50 ms on every start (``import lark``
 pulls in its grammar compiler, logging, tempfile and hashlib, then the
-tables are unpickled). Lark's own answer is its standalone generator: one
-Python module holding Lark's LALR runtime (lexer, parser, tokens, trees,
-exceptions) and this grammar's tables as literals. That module is
-``gradcli/lang/_lalr.py``, generated from ``grammars/gradcli.lark`` by
+tables are computed or unpickled). Lark's own answer is its standalone
+generator: one Python module holding Lark's LALR runtime (lexer, parser,
+tokens, trees, exceptions) and this grammar's tables as literals. gradcli
+ships that module, ``gradcli/lang/_lalr.py``, generated from
+grammars/gradcli.lark by ``python -m gradcli.lang.grammar`` and committed,
+so ``pip install .`` and ``pip install -e .`` both have it: a run imports it
+(no ``import lark``, nothing written anywhere), and a test regenerates it
+with the installed Lark and fails if the committed file is not current.
 
-    python -m gradcli.lang.grammar
-
-and committed, so an installed or an editable gradcli imports it (about
-15 ms) and never imports Lark nor writes a cache; a test regenerates it in
-memory and fails when the committed one is stale. The parser is still
-Lark's: the same tables, the same LALR loop, the same exceptions, by name.
+Lark numbers the parser's states and tokens in an order that changes from
+one process to the next (it iterates over sets), so the tables are renumbered
+here in a canonical order (breadth first from the start state, tokens by
+name): the same grammar and Lark always give the same bytes.
 """
 
 from __future__ import annotations
 
 import os
-import zlib
+import sys
 from types import ModuleType
 from typing import Any
 
-__all__ = ["GENERATED", "GRAMMAR_OPTIONS", "LarkRuntime", "checksum", "generated_checksum",
-           "generated_source", "grammar_text", "load_runtime"]
+__all__ = ["GENERATED", "GRAMMAR_OPTIONS", "LarkRuntime", "generate", "grammar_text",
+           "load_runtime"]
 
-#: The options the parser is built with, at generation and at load.
+#: The options the parser is built with.
 GRAMMAR_OPTIONS: dict[str, Any] = {
     "parser": "lalr",
     "lexer": "contextual",
     "start": "statement",
     "maybe_placeholders": True,  # a missing part of a slice arrives as None
 }
-# Bumped when what is generated changes without the grammar changing.
-_GENERATOR_VERSION = 2
+
+#: The generated parser module, beside this file.
+GENERATED = os.path.join(os.path.dirname(os.path.abspath(__file__)), "_lalr.py")
 
 
 def grammar_text() -> str:
     """The text of grammars/gradcli.lark."""
     # Installed: the wheel carries the grammar inside the package. Editable
     # or source checkout: it sits at the repository root. Plain paths, not
-    # importlib.resources, which alone costs ~16 ms of every start-up.
+    # importlib.resources, which alone costs ~16 ms.
     package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     for candidate in (
         os.path.join(package, "grammars", "gradcli.lark"),
@@ -53,8 +56,8 @@ def grammar_text() -> str:
 
 
 class LarkRuntime:
-    """What the parser module needs from Lark, from either source: a parser
-    factory and the classes a parse returns and raises."""
+    """What the parser module needs from Lark's runtime: a parser factory and
+    the classes a parse returns and raises."""
 
     Token: type
     Tree: type
@@ -67,21 +70,78 @@ class LarkRuntime:
 
     def __init__(self, factory: Any, origin: str, *namespaces: ModuleType) -> None:
         self.new_parser = factory  # (transformer=...) -> an object with .parse(text)
-        self.origin = origin  # the generated module's path
+        self.origin = origin  # the generated module's file
         for name in self.__annotations__:
             found = (getattr(space, name) for space in namespaces if hasattr(space, name))
             setattr(self, name, next(found))
 
 
-def _generate(text: str) -> str:
+def load_runtime() -> LarkRuntime:
+    """Lark's LALR runtime for the grammar, from the generated module."""
+    from gradcli.lang import _lalr
+
+    return LarkRuntime(_lalr.Lark_StandAlone, _lalr.__file__, _lalr)
+
+
+# --------------------------------------------------------------------------
+# Generating the module (needs Lark; never on a run)
+
+
+def generate(text: str | None = None) -> str:
+    """The source of the parser module for ``text`` (the grammar file's text)."""
+    import hashlib
     import io
 
-    from lark import Lark
+    import lark
     from lark.tools.standalone import gen_standalone
 
+    text = grammar_text() if text is None else text
     out = io.StringIO()
-    gen_standalone(Lark(text, **GRAMMAR_OPTIONS), out=out)
-    return _without_logging(out.getvalue())
+    gen_standalone(lark.Lark(text, **GRAMMAR_OPTIONS), out=out)
+    digest = hashlib.sha256(text.encode()).hexdigest()[:16]
+    header = (f"# Generated by `python -m gradcli.lang.grammar` from grammars/gradcli.lark\n"
+              f"# (sha256 {digest}...) with Lark {lark.__version__}. Do not edit.\n")
+    return header + _canonical_tables(_without_logging(out.getvalue()))
+
+
+def _canonical_tables(source: str) -> str:
+    """``source`` with its parse table's states and tokens renumbered in a
+    canonical order, so that generating twice gives the same bytes."""
+    import ast
+
+    lines = source.split("\n")
+    at = lines.index("DATA = (") + 1
+    data = ast.literal_eval(lines[at])
+    table = data["parser"]["parser"]
+    names = table["tokens"]
+    token = {old: new for new, old in enumerate(sorted(names, key=names.__getitem__))}
+    states = table["states"]
+    starts = table["start_states"]
+    order: dict[int, int] = {}
+    queue = [starts[name] for name in sorted(starts)]
+    for state in queue:  # grows as it goes: breadth first
+        if state in order:
+            continue
+        order[state] = len(order)
+        for tok in sorted(states[state], key=token.__getitem__):
+            action, arg = states[state][tok]
+            if action == 0:  # a shift (or goto): its argument is a state
+                queue.append(arg)
+    for state in states:  # unreachable ones, if any, keep a number too
+        order.setdefault(state, len(order))
+
+    def renumbered(actions: dict) -> dict:
+        return {token[tok]: (action, order[arg] if action == 0 else arg)
+                for tok, (action, arg) in sorted(actions.items(),
+                                                 key=lambda item: token[item[0]])}
+
+    table["tokens"] = {token[old]: name for old, name in names.items()}
+    table["tokens"] = dict(sorted(table["tokens"].items()))
+    table["states"] = {order[s]: renumbered(states[s]) for s in sorted(states, key=order.get)}
+    table["start_states"] = {name: order[s] for name, s in starts.items()}
+    table["end_states"] = {name: order[s] for name, s in table["end_states"].items()}
+    lines[at] = repr(data)
+    return "\n".join(lines)
 
 
 # Lark's runtime keeps a logger set to CRITICAL that a built parser never calls;
@@ -116,48 +176,24 @@ def _without_logging(source: str) -> str:
     return edited[:at] + _SILENT.lstrip("\n") + "\n\n" + edited[at:]
 
 
-GENERATED = os.path.join(os.path.dirname(os.path.abspath(__file__)), "_lalr.py")
-_HEADER = ("# Generated by `python -m gradcli.lang.grammar` from grammars/gradcli.lark\n"
-           "# (grammar checksum {crc:08x}); do not edit: tests/test_grammar_build.py\n"
-           "# fails when it is stale.\n")
-
-
-def checksum(text: str | None = None) -> int:
-    """The grammar's checksum (with the options it is built with), as the
-    generated module's header records it."""
-    text = grammar_text() if text is None else text
-    return zlib.crc32(f"{text}\n{sorted(GRAMMAR_OPTIONS.items())}\n{_GENERATOR_VERSION}".encode())
-
-
-def generated_checksum() -> int:
-    """The checksum the committed ``_lalr.py`` was generated from."""
-    with open(GENERATED, encoding="utf-8") as file:
-        header = file.readline() + file.readline()
-    return int(header.split("grammar checksum ")[1][:8], 16)
-
-
-def generated_source(text: str | None = None) -> str:
-    """The module ``_lalr.py`` for the grammar ``text`` (the grammar file's by
-    default), made with the installed Lark. Lark numbers its parse states
-    differently from run to run, so two generations differ in bytes, not in
-    what they parse."""
-    text = grammar_text() if text is None else text
-    return _HEADER.format(crc=checksum(text)) + _generate(text)
-
-
-def load_runtime() -> LarkRuntime:
-    """Lark's LALR runtime for the grammar, from the generated module."""
-    from . import _lalr
-
-    return LarkRuntime(_lalr.Lark_StandAlone, GENERATED, _lalr)
-
-
-def main() -> None:
-    """Write ``_lalr.py`` anew from the grammar file (run after editing it)."""
-    with open(GENERATED, "w", encoding="utf-8") as file:
-        file.write(generated_source())
-    print(f"wrote {GENERATED}")
+def main(argv: list[str] | None = None) -> int:
+    """``python -m gradcli.lang.grammar`` writes the parser module;
+    ``--check`` only says whether the committed one is current (exit 1 if not)."""
+    args = sys.argv[1:] if argv is None else argv
+    source = generate()
+    current = ""
+    if os.path.exists(GENERATED):
+        with open(GENERATED, encoding="utf-8") as file:
+            current = file.read()
+    if "--check" in args:
+        print("current" if current == source else "stale: run python -m gradcli.lang.grammar")
+        return 0 if current == source else 1
+    if current != source:
+        with open(GENERATED, "w", encoding="utf-8") as file:
+            file.write(source)
+    print(f"wrote {GENERATED}" if current != source else f"{GENERATED} is current")
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

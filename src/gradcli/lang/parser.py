@@ -3,9 +3,7 @@
 Timings, measured with time.perf_counter on the shared development box
 (Python 3.11, lark 1.3.1, NumPy already imported; a plain Python loop runs
 about 5x slower there than on a current laptop):
-    first process ever (Lark analyses the grammar, its standalone
-    generator writes the parser module to the user cache):  210-340 ms
-    every later process (imports that module, builds):       15-17 ms
+    import the generated parser module and build the parser:  15-17 ms
     first parse() in a process (Lark compiles its lexer):     2-4 ms
     one parse() of "x**4 - 2*x**2", parser already built:  0.16-0.30 ms
     one parse() of 100,000 characters "x+x+...+x":          0.9-1.9 s (load)
@@ -58,7 +56,7 @@ from gradcli.lang.ast import (
     Unary,
     children,
 )
-from gradcli.lang.brackets import first_unclosed
+from gradcli.lang.brackets import PAIRS, innermost_open, marks, open_brackets
 from gradcli.lang.grammar import LarkRuntime, load_runtime
 from gradcli.lang.names import SUPERSCRIPT_DIGITS, exponent_meant
 from gradcli.record import Record
@@ -120,11 +118,6 @@ class _Chunk(Record):
     error: GradcliError | None  # found by the scan (nesting), raised before Lark runs
 
 
-# Only these characters matter to the split; everything else is skipped by
-# the regex engine, so a long flat expression costs almost nothing here.
-_SCAN = re.compile(r"[(\[]|[)\]]|[;\n]|#[^\n]*")
-
-
 def _split(text: str) -> list[_Chunk]:
     chunks: list[_Chunk] = []
     depth = 0
@@ -132,8 +125,14 @@ def _split(text: str) -> list[_Chunk]:
     seg_start, seg_line, seg_line_start = 0, 1, 0
     too_deep: GradcliError | None = None
 
-    def flush(end: int) -> None:
+    def flush(end: int, closed: bool = True) -> None:
         segment = text[seg_start:end]
+        if closed:
+            # the comment that ends the statement (one inside brackets stays:
+            # Lark ignores it)
+            comment = segment.find("#", segment.rfind("\n") + 1)
+            if comment >= 0:
+                segment = segment[:comment]
         body = segment.lstrip()
         if body:
             # No newline can precede `body` within the segment: a newline
@@ -141,15 +140,14 @@ def _split(text: str) -> list[_Chunk]:
             column = seg_start + (len(segment) - len(body)) - seg_line_start + 1
             chunks.append(_Chunk(body.rstrip(), seg_line, column, too_deep))
 
-    for match in _SCAN.finditer(text):
-        char = text[match.start()]
+    for at, char in marks(text):
         if char == "(" or char == "[":
             depth += 1
             if depth > MAX_DEPTH and too_deep is None:
                 too_deep = ParseLimitError(
                     f"expression nested deeper than {MAX_DEPTH} levels",
                     line=line,
-                    column=match.start() - line_start + 1,
+                    column=at - line_start + 1,
                 )
         elif char == ")" or char == "]":
             # An unmatched closer is Lark's to report; never go negative, so
@@ -159,16 +157,14 @@ def _split(text: str) -> list[_Chunk]:
         elif depth == 0 or char == "\n":
             if char == "\n":
                 line += 1
-                line_start = match.end()
+                line_start = at + 1
             if depth == 0:
-                # ';', a newline, or a comment (which ends the statement; the
-                # newline after it then closes an empty segment).
-                flush(match.start())
-                seg_start, seg_line, seg_line_start = match.end(), line, line_start
+                flush(at)
+                seg_start, seg_line, seg_line_start = at + 1, line, line_start
                 too_deep = None
         # A ';' or '#' inside brackets stays in the statement: Lark ignores the
         # comment and reports the ';' with its position.
-    flush(len(text))
+    flush(len(text), closed=depth == 0)
     return chunks
 
 
@@ -319,7 +315,6 @@ LOOKALIKES = {
 }
 """Characters that typeset maths or word processors put for an operator (x × y,
 a − b, √x), with gradcli's spelling of it, for hints."""
-_CLOSER = {"(": ")", "[": "]"}
 
 
 def _quote(text: str) -> str:
@@ -340,18 +335,6 @@ def _end_of(chunk: _Chunk) -> tuple[int, int]:
     return _absolute(chunk, line, len(chunk.text) - newline)
 
 
-def _open_bracket(text: str, end: int) -> str | None:
-    """The innermost bracket still open in ``text[:end]``, if any."""
-    stack: list[str] = []
-    for match in _SCAN.finditer(text, 0, end):
-        char = text[match.start()]
-        if char in _CLOSER:
-            stack.append(char)
-        elif char in ")]" and stack:
-            stack.pop()
-    return stack[-1] if stack else None
-
-
 def _expectation(expected: set[str], chunk: _Chunk, offset: int, found: str) -> str:
     # Lark's `expected` set is exact only about operands: LALR merges the
     # look-aheads of states shared by calls, arrays and parentheses, so it
@@ -362,9 +345,9 @@ def _expectation(expected: set[str], chunk: _Chunk, offset: int, found: str) -> 
     if "NAME" in expected:
         return ", expected an expression"
     if found in (")", "]"):
-        opener = _open_bracket(chunk.text, offset)
-        if opener is not None and _CLOSER[opener] != found:
-            return f", expected '{_CLOSER[opener]}'"
+        opener = innermost_open(chunk.text, offset)
+        if opener is not None and PAIRS[opener] != found:
+            return f", expected '{PAIRS[opener]}'"
     return ""
 
 
@@ -642,3 +625,13 @@ def _never_closed_at(chunk: _Chunk, opener: tuple[int, int, str]) -> ParseError:
     return ParseError(f"'{char}'{_NEVER_CLOSED}", line=chunk.line + i, column=column)
 
 
+def first_unclosed(lines: list[str]) -> tuple[int, int, str] | None:
+    """(line index, column, bracket) of the first '(' or '[' that ``lines`` leave
+    open, comments skipped; None if every one is closed."""
+    text = "\n".join(lines)
+    stack = open_brackets(text)
+    if not stack:
+        return None
+    offset, char = stack[0]
+    line_start = text.rfind("\n", 0, offset) + 1
+    return text.count("\n", 0, offset), offset - line_start + 1, char

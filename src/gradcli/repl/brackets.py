@@ -1,4 +1,8 @@
-"""The bracket scanner the REPL's keys ask (it lives in gradcli.lang.brackets)."""
+"""Bracket depth of an input, to know when a statement goes on to the next line:
+the language's one bracket scanner (gradcli.lang.brackets), named here for the
+REPL's plain loop and key bindings."""
+
+from __future__ import annotations
 
 from ..lang.brackets import CLOSING, OPENING, needs_more, open_depth
 
