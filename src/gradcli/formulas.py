@@ -62,17 +62,17 @@ def applies(session: Session, node: Any, options: EvalOptions) -> bool:
 
 
 def formula_wrt(session: Session, node: Any, options: EvalOptions) -> str | None:
-    """The variable of --order's formulas: --wrt, the only variable, or the
-    only one with no value (a*x^2 with a bound is by x); None if none fits."""
+    """The variable of --order's formulas: --wrt, or the only variable; None
+    where there are several (a*x^2 with a bound needs --wrt x: with x + nosuch
+    and x bound, the name without a value is a typo far more often)."""
     from .variables import default_wrt  # noqa: PLC0415
 
     if options.wrt is not None:
         return options.wrt
     try:
         return default_wrt(session, node)
-    except UsageError:  # several variables: the one without a value, if one
-        names = unbound(session, node)
-        return names[0] if len(names) == 1 else None
+    except UsageError:
+        return None
 
 
 def _all_unbound(session: Session, node: Any) -> bool:
