@@ -84,7 +84,8 @@ def render_json_rows(res: Result, sweep: Sequence[str]) -> str:
         if res.check is not None:
             out["check"] = [{**({} if c.variable is None else {"variable": c.variable}),
                              "order": c.order, "autodiff": a[i], "numerical": n[i],
-                             "abs_error": c.abs_error, "rel_error": c.rel_error, "ok": c.ok}
+                             "abs_error": c.abs_error, "rel_error": c.rel_error,
+                             "est_error": c.est_error, "ok": c.ok}
                             for c, a, n in checks]
         if res.series is not None:
             out["series"] = [c[i] for c in series]
