@@ -158,7 +158,8 @@ def array_allclose(a: Any, b: Any, rtol: float = RTOL, atol: float = ATOL) -> bo
 RATIO = 2.0  # each step half the one before
 MAX_DEPTH = 6  # Richardson levels: error terms h^2 ... h^12 removed
 MAX_STEPS = 48
-SAFETY = 2.0  # est_error is twice the tableau's spread (see docs/check.md)
+SAFETY = 4.0  # est_error is four times the tableau's spread (see docs/check.md)
+ULPS = 4.0  # the rounding error assumed of each value of f, in machine epsilons
 STENCILS = {1: (-1.0, 1.0), 2: (-1.0, 0.0, 1.0), 3: (-2.0, -1.0, 1.0, 2.0)}
 
 
@@ -179,7 +180,7 @@ def _difference(f: Callable[[Any], Any], a: np.ndarray, h: np.ndarray, order: in
                 dtype: Any, eps: float) -> tuple[np.ndarray, np.ndarray]:
     """order! times the divided difference of f over the stencil a + s*h, the
     points rounded to ``dtype`` and the offsets actually taken used; and the
-    rounding error that difference can carry (eps of each |weight * value|)."""
+    rounding error that difference can carry (ULPS eps of each |weight * value|)."""
     offsets, values = [], []
     for s in STENCILS[order]:
         p = np.asarray(a + s * h, dtype=dtype)
@@ -195,7 +196,7 @@ def _difference(f: Callable[[Any], Any], a: np.ndarray, h: np.ndarray, order: in
                 w = w / (t - u)
         est = est + w * v
         noise = noise + np.abs(w * v)
-    return est, eps * noise
+    return est, ULPS * eps * noise
 
 
 def ridders(f: Callable[[Any], Any], a: Any, order: int,
@@ -205,8 +206,9 @@ def ridders(f: Callable[[Any], Any], a: Any, order: int,
 
     Central differences at steps halving from max(1, |a|)/2 fill a Richardson
     tableau (Numerical Recipes' dfridr, with ratio 2): entry (j, i) removes
-    the error terms in h^2 ... h^2j. Each entry's error is the larger of its
-    distance to its two parents and the rounding error the differences carry,
+    the error terms in h^2 ... h^2j. Each entry's error is the largest of its
+    distances to its two parents and to the entry of its depth one step
+    larger, and the rounding error the differences carry,
     propagated through the extrapolation; each point takes the entry whose
     error is least, unless an entry made from smaller steps only contradicts
     it beyond both errors, and reports SAFETY times the error. Points where no step
@@ -233,6 +235,8 @@ def ridders(f: Callable[[Any], Any], a: Any, order: int,
                 t = (fac * row[j - 1] - prev[j - 1]) / (fac - 1)
                 n = (fac * noise[j - 1] + prev_noise[j - 1]) / (fac - 1)
                 spread = np.maximum(np.abs(t - row[j - 1]), np.abs(t - prev[j - 1]))
+                if j < len(prev):  # and the entry of the same depth one step larger
+                    spread = np.maximum(spread, np.abs(t - prev[j]))
                 err = np.maximum(spread, n)
                 # the least error wins; so does an entry from steps all smaller
                 # than the chosen one's that contradicts it (past the scale on
