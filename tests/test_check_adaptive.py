@@ -160,7 +160,7 @@ def test_the_estimate_and_its_error_against_the_true_derivative() -> None:
                        (np.sin, 1e6, np.cos(1e6)), (np.tanh, 15.0, 4 * np.exp(-30.0))):
         est, err = ridders(f, np.array([a]), 1)
         assert abs(est[0] - true) <= err[0], (f, a, est, err)
-        assert err[0] <= 1e-9 * abs(true) + 1e-14
+        assert err[0] <= 1e-9 * abs(true) + 1e-13  # tanh' at 15: 1e-13 of tanh itself
 
 
 @pytest.mark.parametrize("order", [1, 2, 3])

@@ -163,17 +163,17 @@ ULPS = 4.0  # the rounding error assumed of each value of f, in machine epsilons
 STENCILS = {1: (-1.0, 1.0), 2: (-1.0, 0.0, 1.0), 3: (-2.0, -1.0, 1.0, 2.0)}
 
 
-def _steps(a: np.ndarray) -> tuple[np.ndarray, int]:
-    """The first (largest) step at each point, and the number of halvings: from
-    half of max(1, |a|) down to min(1, |a|)/64, so that both the scale 1 (exp
-    at 700) and the scale |a| (log at 1e-8, x^10 at 1e3) are passed through."""
+def _steps(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The first (largest) step at each point, and how many steps it takes:
+    from half of max(1, |a|) down to min(1, |a|)/1024, so that both the scale 1
+    (exp at 700) and the scale |a| (log at 1e-8, x^10 at 1e3) are passed
+    through; at least 8 and at most MAX_STEPS."""
     mag = np.abs(a)
     hi = 0.5 * np.maximum(1.0, mag)
-    lo = np.where(mag > 0, np.minimum(1.0, mag), 1.0) / 64
+    lo = np.where(mag > 0, np.minimum(1.0, mag), 1.0) / 1024
     with np.errstate(all="ignore"):
         n = np.ceil(np.log2(hi / lo)) + 1
-    count = int(np.max(n, initial=8)) if a.size else 8
-    return hi, min(max(count, 8), MAX_STEPS)
+    return hi, np.clip(np.nan_to_num(n, nan=MAX_STEPS), 8, MAX_STEPS).astype(int)
 
 
 def _difference(f: Callable[[Any], Any], a: np.ndarray, h: np.ndarray, order: int,
@@ -218,18 +218,31 @@ def ridders(f: Callable[[Any], Any], a: Any, order: int,
         raise ValueError(f"Ridders' estimate is for orders 1 to 3, not {order}")
     a = np.asarray(as_numpy(a), dtype=np.float64)
     eps = float(np.finfo(dtype).eps)
-    h0, count = _steps(a)
+    h0, steps = _steps(a)
+    count = int(steps.max(initial=8))
     prev: list[np.ndarray] = []
     prev_noise: list[np.ndarray] = []
     best = best_err = best_end = None
+    active: np.ndarray | None = None  # the flat indices of points still stepping
     with np.errstate(all="ignore"):
         for i in range(count):
-            d, r = _difference(f, a, h0 / RATIO**i, order, dtype, eps)
+            # a point past its own smallest step keeps it: f sees finite points
+            h = h0 / RATIO ** np.minimum(i, steps - 1)
+            d, r = _difference(f, a, h, order, dtype, eps)
             if best is None:
-                best = np.full_like(d, np.nan)
-                best_err = np.full_like(d, np.inf)
-                best_end = np.full(d.shape, -1)
-            row, noise = [d], [r]
+                shape = d.shape
+                best = np.full(d.size, np.nan)
+                best_err = np.full(d.size, np.inf)
+                best_end = np.full(d.size, -1)
+                per_point = steps.reshape(-1) if d.shape == a.shape else np.full(d.size, count)
+                active = np.arange(d.size)
+            still = per_point[active] > i
+            if not still.all():  # the tableau of points done no further
+                active = active[still]
+                prev = [p[still] for p in prev]
+                prev_noise = [p[still] for p in prev_noise]
+            row, noise = [d.reshape(-1)[active]], [r.reshape(-1)[active]]
+            b, b_err, b_end = best[active], best_err[active], best_end[active]
             for j in range(1, min(i, MAX_DEPTH) + 1):
                 fac = RATIO ** (2 * j)
                 t = (fac * row[j - 1] - prev[j - 1]) / (fac - 1)
@@ -242,15 +255,16 @@ def ridders(f: Callable[[Any], Any], a: Any, order: int,
                 # than the chosen one's that contradicts it (past the scale on
                 # which f varies, as sin at 1e6 with h = 1e5, the differences
                 # shrink like 1/h^k and agree on a false 0)
-                below = (i - j > best_end) & (np.abs(t - best) > err + best_err)
-                better = (err < best_err) | (below & np.isfinite(err))
-                best = np.where(better, t, best)
-                best_err = np.where(better, err, best_err)
-                best_end = np.where(better, i, best_end)
+                below = (i - j > b_end) & (np.abs(t - b) > err + b_err)
+                better = (err < b_err) | (below & np.isfinite(err))
+                b = np.where(better, t, b)
+                b_err = np.where(better, err, b_err)
+                b_end = np.where(better, i, b_end)
                 row.append(t)
                 noise.append(n)
+            best[active], best_err[active], best_end[active] = b, b_err, b_end
             prev, prev_noise = row, noise
-    return best, SAFETY * best_err
+    return best.reshape(shape), SAFETY * best_err.reshape(shape)
 
 
 def agrees(autodiff: Any, estimate: Any, est_error: Any, dtype: Any = np.float64) -> Any:
