@@ -97,4 +97,5 @@ def test_check_can_fail_with_status_3(tmp_path):
     script.write_text((EXAMPLES / "check.gc").read_text() + "abs(x - 0.7 - 1e-9)\n")
     proc = run([GRADCLI, "eval", "-", "--check", "--at", "x=0.7"], script)
     assert proc.returncode == 3
-    assert proc.stdout.rstrip().endswith("FAIL")
+    # order 1 fails: the kink is closer than the smallest step
+    assert proc.stdout.splitlines()[-2].endswith("FAIL")

@@ -34,9 +34,9 @@ def test_grad_check_in_plain_checks_array_variables_elementwise() -> None:
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
     assert lines[:3] == ["15", "d/dv: [6, 12]", "d/dw: 5"]
-    assert lines[3].startswith("check d/dv: autodiff [6, 12] numerical [5.99999")
+    assert lines[3].startswith("check d/dv: autodiff [6, 12] numerical [6, 12]")
     assert lines[3].endswith(" pass") and lines[4].endswith(" pass")
-    assert lines[4].startswith("check d/dw: autodiff 5 numerical 5.0000000000")
+    assert lines[4].startswith("check d/dw: autodiff 5 numerical 5")
 
 
 def test_grad_check_table_adds_the_check_columns_to_the_gradient() -> None:

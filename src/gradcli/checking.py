@@ -1,8 +1,10 @@
 """``--check``: autodiff's derivatives beside numerical estimates of them.
 
-The estimates come from ``core.check`` applied to a callable: the expression
-evaluated again with its variable moved (an overlay on the session's values,
-which are never written).
+The estimates come from ``core.check.ridders`` applied to a callable: the
+expression evaluated again with its variable moved (an overlay on the
+session's values, which are never written). Each estimate carries its own
+error estimate, and ``core.check.agrees`` decides pass or fail from it and
+the dtype's precision (docs/check.md).
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from .core.backend import as_numpy
-from .core.check import ATOL, RTOL, central_difference, step_size, within_tolerance
+from .core.check import agrees, ridders
 from .core.graph import Variable, no_grad
 from .lang.evaluate import Evaluator
 from .results import CheckEntry
@@ -52,47 +54,58 @@ def check_derivatives(session: Session, node: Any, wrt: str, x: Variable, y: Var
     for order in (1, 2):
         auto = _host(ds[order]).astype(np.float64)
         if elementwise:
+            g = f if x.size != 1 else _summed(f)
             # a step that leaves the domain is the check's doing, not the user's:
             # no warning, and the point is left out below
             with np.errstate(all="ignore"):
-                est = central_difference(f, a, order, session.dtype_type)
-            if x.size == 1:
-                est = np.asarray(np.sum(est)).reshape(auto.shape)
+                est, est_err = ridders(g, a, order, session.dtype_type)
+            est, est_err = est.reshape(auto.shape), est_err.reshape(auto.shape)
         elif order == 1 and x.size <= MAX_CHECK_ELEMENTS:
             with np.errstate(all="ignore"):  # as above
-                est = numerical_gradient(f, a, session.dtype_type)
+                est, est_err = numerical_gradient(f, a, session.dtype_type)
         else:
             continue
-        err = np.abs(auto - est)
-        with np.errstate(all="ignore"):  # a zero derivative has an infinite relative error
-            rel = np.where(err == 0, 0.0, err / np.abs(auto))
-        passed = within_tolerance(auto, est, RTOL, ATOL)
-        # also left out: points where no estimate can be made (the step reaches
-        # past the edge of the domain) and autodiff has a number; a step across
-        # a pole gives a finite, wrong estimate, and fails
-        skip = ~np.isfinite(est) & ~np.isnan(auto)
-        if undefined.shape == skip.shape:
-            skip |= undefined
-        if skip.any() and not skip.all():
-            err, rel, passed = err[~skip], rel[~skip], passed[~skip]
-        out.append(CheckEntry(order=order, autodiff=auto, numerical=est,
-                              abs_error=_max(err), rel_error=_max(rel),
-                              ok=bool(np.all(passed))))
+        out.append(_entry(order, auto, est, est_err, session.dtype_type, undefined))
     return out
 
 
+def _entry(order: int, auto: np.ndarray, est: np.ndarray, est_err: np.ndarray, dtype: Any,
+           undefined: np.ndarray | None = None, variable: str | None = None) -> CheckEntry:
+    err = np.abs(auto - est)
+    with np.errstate(all="ignore"):  # a zero derivative has an infinite relative error
+        rel = np.where(err == 0, 0.0, err / np.abs(auto))
+    passed = agrees(auto, est, est_err, dtype)
+    # also left out: points where no estimate can be made (the step reaches
+    # past the edge of the domain) and autodiff has a number; a step across
+    # a pole gives a finite, wrong estimate, and fails
+    skip = ~np.isfinite(est) & ~np.isnan(auto)
+    if undefined is not None and undefined.shape == skip.shape:
+        skip |= undefined
+    if skip.any() and not skip.all():
+        err, rel, passed, est_err = err[~skip], rel[~skip], passed[~skip], est_err[~skip]
+    return CheckEntry(order=order, autodiff=auto, numerical=est, abs_error=_max(err),
+                      rel_error=_max(rel), est_error=_max(est_err), ok=bool(np.all(passed)),
+                      variable=variable)
+
+
+def _summed(f: Callable[[np.ndarray], np.ndarray]) -> Callable[[np.ndarray], np.ndarray]:
+    """The sum of f's values: a scalar variable and an array result."""
+    return lambda p: np.asarray(np.sum(f(p)))
+
+
 def numerical_gradient(f: Callable[[np.ndarray], np.ndarray], a: np.ndarray,
-                       dtype: Any) -> np.ndarray:
-    """d(sum f)/da by central differences, one element at a time."""
-    h = step_size(a, 1, dtype)
-    grad = np.zeros_like(a)
+                       dtype: Any) -> tuple[np.ndarray, np.ndarray]:
+    """d(sum f)/da by Ridders' method, one element at a time, with its errors."""
+    grad, errs = np.zeros_like(a), np.zeros_like(a)
     for i in np.ndindex(a.shape):
-        up, down = a.copy(), a.copy()
-        up[i] += h[i]
-        down[i] -= h[i]
-        step = up[i] - down[i]
-        grad[i] = (np.sum(f(up)) - np.sum(f(down))) / step
-    return grad
+        def moved(t: np.ndarray, i: tuple[int, ...] = i) -> np.ndarray:
+            p = a.astype(dtype)
+            p[i] = t
+            return np.asarray(np.sum(f(p)))
+
+        est, err = ridders(moved, a[i], 1, dtype)
+        grad[i], errs[i] = est, err
+    return grad, errs
 
 
 def _host(a: Any) -> np.ndarray:
@@ -120,13 +133,9 @@ def check_gradient(session: Session, node: Any, leaves: dict[str, Variable],
             continue
         with np.errstate(all="ignore"):  # a step out of the domain is the check's doing
             if a.ndim == 0:
-                est = np.asarray(np.sum(central_difference(f, a, 1, session.dtype_type)))
+                est, est_err = ridders(_summed(f), a, 1, session.dtype_type)
             else:
-                est = numerical_gradient(f, a, session.dtype_type)
-        err = np.abs(auto - est)
-        with np.errstate(all="ignore"):
-            rel = np.where(err == 0, 0.0, err / np.abs(auto))
-        passed = within_tolerance(auto, est, RTOL, ATOL)
-        out.append(CheckEntry(order=1, autodiff=auto, numerical=est, abs_error=_max(err),
-                              rel_error=_max(rel), ok=bool(np.all(passed)), variable=name))
+                est, est_err = numerical_gradient(f, a, session.dtype_type)
+        out.append(_entry(1, auto, est.reshape(auto.shape), est_err.reshape(auto.shape),
+                          session.dtype_type, variable=name))
     return out

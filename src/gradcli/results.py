@@ -6,6 +6,7 @@ renderers never touch the core or CuPy.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from typing import Any
 
@@ -16,7 +17,11 @@ from .record import Record, factory
 
 
 class CheckEntry(Record, mutable=True):
-    """One derivative compared with its central-difference estimate."""
+    """One derivative compared with its numerical estimate (Ridders' method).
+
+    ``est_error`` is the largest error the estimate claims for itself over the
+    points compared; ``ok`` is whether autodiff lies within it everywhere
+    (``core.check.agrees``)."""
 
     order: int
     autodiff: np.ndarray
@@ -24,6 +29,7 @@ class CheckEntry(Record, mutable=True):
     abs_error: float
     rel_error: float
     ok: bool
+    est_error: float = math.nan
     variable: str | None = None  # --grad --check: the partial derivative's variable
 
     def to_dict(self, plain: Callable[[Any], Any] | None = None) -> dict[str, Any]:
@@ -36,6 +42,7 @@ class CheckEntry(Record, mutable=True):
             "numerical": conv(self.numerical),
             "abs_error": self.abs_error,
             "rel_error": self.rel_error,
+            "est_error": self.est_error,
             "ok": self.ok,
         }
 

@@ -1,13 +1,16 @@
-"""Numerical differentiation by central differences, and gradient checks.
+"""Numerical differentiation, and gradient checks.
 
 ``numerical_diff`` and ``gradient_check`` keep DeZero's names and defaults;
-``central_difference`` is the step rule the CLI's ``--check`` documents:
-h = eps**(1/3) * max(1, |a|) for order 1 and eps**(1/4) * max(1, |a|) for
-order 2, which balance truncation error against rounding error.
+``central_difference`` is one central difference at a step that balances
+truncation against rounding (h = eps**(1/3) * max(1, |a|) for order 1,
+eps**(1/4) * max(1, |a|) for order 2). ``ridders`` is what the CLI's
+``--check`` uses: an adaptive estimate with its own error estimate, and
+``agrees`` the pass rule built on it (docs/check.md).
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from typing import Any
 
@@ -148,3 +151,128 @@ def array_equal(a: Any, b: Any) -> bool:
 def array_allclose(a: Any, b: Any, rtol: float = RTOL, atol: float = ATOL) -> bool:
     """Whether two arrays or Variables agree within DeZero's tolerances."""
     return bool(np.allclose(_host(a), _host(b), rtol=rtol, atol=atol))
+
+
+# --- Ridders' method: the adaptive estimate --check uses ------------------------
+
+RATIO = 2.0  # each step half the one before
+MAX_DEPTH = 6  # Richardson levels: error terms h^2 ... h^12 removed
+MAX_STEPS = 48
+SAFETY = 4.0  # est_error is four times the tableau's spread (see docs/check.md)
+ULPS = 4.0  # the rounding error assumed of each value of f, in machine epsilons
+STENCILS = {1: (-1.0, 1.0), 2: (-1.0, 0.0, 1.0), 3: (-2.0, -1.0, 1.0, 2.0)}
+
+
+def _steps(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The first (largest) step at each point, and how many steps it takes:
+    from half of max(1, |a|) down to min(1, |a|)/1024, so that both the scale 1
+    (exp at 700) and the scale |a| (log at 1e-8, x^10 at 1e3) are passed
+    through; at least 8 and at most MAX_STEPS."""
+    mag = np.abs(a)
+    hi = 0.5 * np.maximum(1.0, mag)
+    lo = np.where(mag > 0, np.minimum(1.0, mag), 1.0) / 1024
+    with np.errstate(all="ignore"):
+        n = np.ceil(np.log2(hi / lo)) + 1
+    return hi, np.clip(np.nan_to_num(n, nan=MAX_STEPS), 8, MAX_STEPS).astype(int)
+
+
+def _difference(f: Callable[[Any], Any], a: np.ndarray, h: np.ndarray, order: int,
+                dtype: Any, eps: float) -> tuple[np.ndarray, np.ndarray]:
+    """order! times the divided difference of f over the stencil a + s*h, the
+    points rounded to ``dtype`` and the offsets actually taken used; and the
+    rounding error that difference can carry (ULPS eps of each |weight * value|)."""
+    offsets, values = [], []
+    for s in STENCILS[order]:
+        p = np.asarray(a + s * h, dtype=dtype)
+        offsets.append(p.astype(np.float64) - a)
+        values.append(np.asarray(f(p), dtype=np.float64))
+    est = np.zeros(np.broadcast(a, values[0]).shape)
+    noise = np.zeros_like(est)
+    fact = float(math.factorial(order))
+    for i, (t, v) in enumerate(zip(offsets, values)):
+        w = np.full_like(t, fact)
+        for j, u in enumerate(offsets):
+            if j != i:
+                w = w / (t - u)
+        est = est + w * v
+        noise = noise + np.abs(w * v)
+    return est, ULPS * eps * noise
+
+
+def ridders(f: Callable[[Any], Any], a: Any, order: int,
+            dtype: Any = np.float64) -> tuple[np.ndarray, np.ndarray]:
+    """Ridders' estimate of the ``order``-th (1 to 3) derivative of elementwise
+    ``f`` at each point of ``a``, and the error it claims for itself.
+
+    Central differences at steps halving from max(1, |a|)/2 fill a Richardson
+    tableau (Numerical Recipes' dfridr, with ratio 2): entry (j, i) removes
+    the error terms in h^2 ... h^2j. Each entry's error is the largest of its
+    distances to its two parents and to the entry of its depth one step
+    larger, and the rounding error the differences carry,
+    propagated through the extrapolation; each point takes the entry whose
+    error is least, unless an entry made from smaller steps only contradicts
+    it beyond both errors, and reports SAFETY times the error. Points where no step
+    gives a finite entry are nan, with an infinite error.
+    """
+    if order not in STENCILS:
+        raise ValueError(f"Ridders' estimate is for orders 1 to 3, not {order}")
+    a = np.asarray(as_numpy(a), dtype=np.float64)
+    eps = float(np.finfo(dtype).eps)
+    h0, steps = _steps(a)
+    count = int(steps.max(initial=8))
+    prev: list[np.ndarray] = []
+    prev_noise: list[np.ndarray] = []
+    best = best_err = best_end = None
+    active: np.ndarray | None = None  # the flat indices of points still stepping
+    with np.errstate(all="ignore"):
+        for i in range(count):
+            # a point past its own smallest step keeps it: f sees finite points
+            h = h0 / RATIO ** np.minimum(i, steps - 1)
+            d, r = _difference(f, a, h, order, dtype, eps)
+            if best is None:
+                shape = d.shape
+                best = np.full(d.size, np.nan)
+                best_err = np.full(d.size, np.inf)
+                best_end = np.full(d.size, -1)
+                per_point = steps.reshape(-1) if d.shape == a.shape else np.full(d.size, count)
+                active = np.arange(d.size)
+            still = per_point[active] > i
+            if not still.all():  # the tableau of points done no further
+                active = active[still]
+                prev = [p[still] for p in prev]
+                prev_noise = [p[still] for p in prev_noise]
+            row, noise = [d.reshape(-1)[active]], [r.reshape(-1)[active]]
+            b, b_err, b_end = best[active], best_err[active], best_end[active]
+            for j in range(1, min(i, MAX_DEPTH) + 1):
+                fac = RATIO ** (2 * j)
+                t = (fac * row[j - 1] - prev[j - 1]) / (fac - 1)
+                n = (fac * noise[j - 1] + prev_noise[j - 1]) / (fac - 1)
+                spread = np.maximum(np.abs(t - row[j - 1]), np.abs(t - prev[j - 1]))
+                if j < len(prev):  # and the entry of the same depth one step larger
+                    spread = np.maximum(spread, np.abs(t - prev[j]))
+                err = np.maximum(spread, n)
+                # the least error wins; so does an entry from steps all smaller
+                # than the chosen one's that contradicts it (past the scale on
+                # which f varies, as sin at 1e6 with h = 1e5, the differences
+                # shrink like 1/h^k and agree on a false 0)
+                below = (i - j > b_end) & (np.abs(t - b) > err + b_err)
+                better = (err < b_err) | (below & np.isfinite(err))
+                b = np.where(better, t, b)
+                b_err = np.where(better, err, b_err)
+                b_end = np.where(better, i, b_end)
+                row.append(t)
+                noise.append(n)
+            best[active], best_err[active], best_end[active] = b, b_err, b_end
+            prev, prev_noise = row, noise
+    return best.reshape(shape), SAFETY * best_err.reshape(shape)
+
+
+def agrees(autodiff: Any, estimate: Any, est_error: Any, dtype: Any = np.float64) -> Any:
+    """The --check rule, elementwise: |autodiff - estimate| <= est_error +
+    32 eps |autodiff|, eps the dtype's machine epsilon (the second term is
+    autodiff's own rounding). nan never passes, nor an infinite autodiff value."""
+    autodiff, estimate = np.asarray(autodiff, np.float64), np.asarray(estimate, np.float64)
+    eps = float(np.finfo(dtype).eps)
+    with np.errstate(invalid="ignore"):
+        close = np.abs(autodiff - estimate) <= est_error + 32 * eps * np.abs(autodiff)
+    return close & np.isfinite(autodiff)

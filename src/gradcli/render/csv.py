@@ -3,7 +3,8 @@
 Columns, in order (those in brackets only when asked for):
 
     input, [wrt], value, [d1 .. dN], [gradient], [c0 .. cN],
-    [check1_autodiff, check1_numerical, check1_abs_error, check1_rel_error, check1_ok, check2_...],
+    [check1_autodiff, check1_numerical, check1_abs_error, check1_rel_error,
+     check1_est_error, check1_ok, check2_...],
     error
 
 ``d1..dN`` are the derivatives of ``--order N``, ``c0..cN`` the coefficients
@@ -37,7 +38,7 @@ from .numbers import CHUNK, _texts, format_value
 from .plain import RenderOptions
 from .sweep import flat, point_errors, point_shape
 
-CHECK_FIELDS = ("autodiff", "numerical", "abs_error", "rel_error", "ok")
+CHECK_FIELDS = ("autodiff", "numerical", "abs_error", "rel_error", "est_error", "ok")
 
 
 def header(opts: RenderOptions, sweep: Sequence[str] = ()) -> list[str]:
@@ -85,6 +86,7 @@ def row(res: Result, opts: RenderOptions, columns: list[str] | None = None) -> l
             cells[prefix + "numerical"] = format_value(entry.numerical)
             cells[prefix + "abs_error"] = format_value(entry.abs_error)
             cells[prefix + "rel_error"] = format_value(entry.rel_error)
+            cells[prefix + "est_error"] = format_value(entry.est_error)
             cells[prefix + "ok"] = "true" if entry.ok else "false"
         if partials:  # --grad --check: each check1 cell maps the variables, as gradient does
             for field in CHECK_FIELDS:
@@ -140,6 +142,7 @@ def sweep_rows(res: Result, opts: RenderOptions, columns: list[str],
         arrays[prefix + "numerical"] = entry.numerical
         # each point's own errors, not the worst of all
         arrays[prefix + "abs_error"], arrays[prefix + "rel_error"] = point_errors(entry)
+        constant[prefix + "est_error"] = format_value(entry.est_error)
         constant[prefix + "ok"] = "true" if entry.ok else "false"
     size = int(np.prod(shape))
     out = []

@@ -162,7 +162,8 @@ def render_json_rows(res: Result, sweep: Sequence[str]) -> str:
         if res.check is not None:
             out["check"] = [{**({} if c.variable is None else {"variable": c.variable}),
                              "order": c.order, "autodiff": a[i], "numerical": n[i],
-                             "abs_error": e[i], "rel_error": r[i], "ok": c.ok}
+                             "abs_error": e[i], "rel_error": r[i],
+                             "est_error": c.est_error, "ok": c.ok}
                             for c, a, n, e, r in checks]
         if res.series is not None:
             out["series"] = [c[i] for c in series]

@@ -78,7 +78,8 @@ def check_line(entry: CheckEntry, digits: int | None = None) -> str:
         f"check {what}: autodiff {format_value(entry.autodiff, digits)}"
         f" numerical {format_value(entry.numerical, digits)}"
         f" abs_error {format_number(entry.abs_error, digits)}"
-        f" rel_error {format_number(entry.rel_error, digits)} {verdict}"
+        f" rel_error {format_number(entry.rel_error, digits)}"
+        f" est_error {format_number(entry.est_error, digits)} {verdict}"
     )
 
 

@@ -137,7 +137,7 @@ class TableRenderer:
         checks = {c.order: c for c in res.check or () if c.variable is None}
         columns = ["order", "value"]
         if checks:
-            columns += ["numerical", "abs error", "rel error", "check"]
+            columns += ["numerical", "abs error", "rel error", "est. error", "check"]
         title = self._title(res) + (f"  (d/d{res.wrt})" if res.wrt else "")
         values = {0: res.value}
         values.update({k: d for k, d in enumerate(res.derivatives or (), start=1)})
@@ -165,7 +165,7 @@ class TableRenderer:
             if checks:
                 c = checks.get(k)
                 if c is None:
-                    row += ["", "", "", ""]
+                    row += ["", "", "", "", ""]
                 else:
                     row += self._check_cells(c)
             if formulas:
@@ -190,19 +190,20 @@ class TableRenderer:
     def _check_cells(self, c: CheckEntry) -> list[Any]:
         mark = Text("pass", style="green") if c.ok else Text("FAIL", style="bold red")
         return [self._num(c.numerical), format_number(c.abs_error, self.opts.digits or 3),
-                format_number(c.rel_error, self.opts.digits or 3), mark]
+                format_number(c.rel_error, self.opts.digits or 3),
+                format_number(c.est_error, self.opts.digits or 3), mark]
 
     def _gradient(self, title: str, values: dict[str, Any],
                   checks: dict[str | None, CheckEntry] | None = None) -> None:
         columns = ["variable", "partial derivative"]
         if checks:
-            columns += ["numerical", "abs error", "rel error", "check"]
+            columns += ["numerical", "abs error", "rel error", "est. error", "check"]
         rows = []
         for name, v in values.items():
             row: list[Any] = [f"d/d{name}", self._num(v)]
             if checks:
                 c = checks.get(name)
-                row += self._check_cells(c) if c is not None else ["", "", "", ""]
+                row += self._check_cells(c) if c is not None else ["", "", "", "", ""]
             rows.append(row)
         self._show(title, columns, rows)
 
