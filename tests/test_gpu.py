@@ -302,6 +302,9 @@ def _same_json(got, want, where: str, rtol: float) -> None:  # noqa: ANN001
         for key in want:
             if key in ("abs_error", "rel_error") and isinstance(want[key], float):
                 assert got[key] == pytest.approx(want[key], abs=rtol), f"{where}.{key}"
+            elif key == "est_error" and isinstance(want[key], float):
+                # an error estimate: the devices' last bits may pick another entry
+                assert got[key] == pytest.approx(want[key], rel=1.0, abs=rtol), f"{where}.{key}"
             else:
                 _same_json(got[key], want[key], f"{where}.{key}", rtol)
     elif isinstance(want, list) and want and all(isinstance(w, (int, float)) for w in
