@@ -70,6 +70,17 @@ def _coefficients_blockwise(plan: _Plan, n: int, derivatives: bool, dtype: Any, 
     y_at = plan.y_at
     col = np.array(_derivative_factors(n, s)).reshape(n, 1) if derivatives else None
     starts = range(0, size, CHUNK)
+    fixed: list[Any] = []
+    lock = threading.Lock()
+
+    def limits() -> Any:
+        """Where y's values go when a limit changed some (y's recorded ones copied)."""
+        if value is not None:
+            return value
+        with lock:
+            if not fixed:
+                fixed.append(np.array(plan.variables[y_at].data).reshape(-1))
+            return fixed[0]
 
     def run(mine: range) -> None:
         fpe_op = "derivative"  # noqa: F841 - read by fpe.py: k! * c_k may overflow
@@ -97,7 +108,10 @@ def _coefficients_blockwise(plan: _Plan, n: int, derivatives: bool, dtype: Any, 
                 fpe_op = "derivative"  # noqa: F841 - read by fpe.py: k! * c_k may overflow
                 _local.scaled = False
                 block = coef[:, lo:hi_]
+                before = data[y_at]
                 h = _replay(plan, data, seed, n, block)
+                if data[y_at] is not before:  # a 0/0 replaced by its limit (singular.py)
+                    limits()[lo:hi_] = data[y_at]
                 d = 0 if h is None else min(h.shape[0], n)
                 if h is block:  # y's rule wrote its rows in place: scale them there
                     if col is not None and not _local.scaled:
@@ -123,6 +137,8 @@ def _coefficients_blockwise(plan: _Plan, n: int, derivatives: bool, dtype: Any, 
         _run_threads(run, [starts[i::threads] for i in range(threads)])
     if value is not None:
         value = value.reshape(x0.shape)
+    elif fixed:
+        value = fixed[0].reshape(x0.shape)
     return value, coef.reshape((n,) + x0.shape)
 
 
