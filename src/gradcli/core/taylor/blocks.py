@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import os
 import threading
-from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -13,6 +12,7 @@ import numpy as np
 from .replay import _elementwise, _Plan, _replay
 from .rows import _Arena, _dtype, _local, aligned_empty
 from .scaling import _derivative_factors
+from .threads import NEVER, run_parts
 
 CHUNK = 81920
 """Elements per block when a large elementwise expression is replayed block by
@@ -82,7 +82,7 @@ def _coefficients_blockwise(plan: _Plan, n: int, derivatives: bool, dtype: Any, 
                 fixed.append(np.array(plan.variables[y_at].data).reshape(-1))
             return fixed[0]
 
-    def run(mine: range) -> None:
+    def run(mine: range, cancel: threading.Event) -> None:
         fpe_op = "derivative"  # noqa: F841 - read by fpe.py: k! * c_k may overflow
         arena = _Arena()
         outer = getattr(_local, "arena", None)
@@ -90,6 +90,8 @@ def _coefficients_blockwise(plan: _Plan, n: int, derivatives: bool, dtype: Any, 
         _local.factorials = derivatives and s == 1.0  # k! c_k, for a seed of slope 1
         try:
             for lo in mine:
+                if cancel.is_set():  # another thread failed, or Ctrl-C (threads.py)
+                    return
                 hi_ = min(lo + CHUNK, size)
                 data = flat.copy()
                 for i in whole:
@@ -131,45 +133,21 @@ def _coefficients_blockwise(plan: _Plan, n: int, derivatives: bool, dtype: Any, 
             _local.factorials = False
 
     threads = max(1, min(THREADS, len(starts) // 2))
-    if threads == 1:
-        run(starts)
-    else:
-        _run_threads(run, [starts[i::threads] for i in range(threads)])
+    try:
+        if threads == 1:
+            run(starts, NEVER)
+        else:
+            run_parts(run, [starts[i::threads] for i in range(threads)])
+    except BaseException:
+        # the traceback keeps this frame: its large arrays go now, not with it
+        coef = value = None  # noqa: F841
+        fixed.clear()
+        raise
     if value is not None:
         value = value.reshape(x0.shape)
     elif fixed:
         value = fixed[0].reshape(x0.shape)
     return value, coef.reshape((n,) + x0.shape)
-
-
-def _run_threads(run: Callable[[range], None], parts: list[range]) -> None:
-    """run(part) for each part, one thread each (this one runs the first).
-
-    NumPy's ufuncs release the GIL, so the blocks' arithmetic runs in
-    parallel. The other threads get this thread's floating-point error
-    settings (fpe.capture_fp_errors is active here when the session calls),
-    and the first exception any of them raises is raised here.
-    """
-    errors: list[BaseException] = []
-    settings, call = np.geterr(), np.geterrcall()
-
-    def worker(part: range) -> None:
-        try:
-            with np.errstate(call=call, **settings):
-                run(part)
-        except BaseException as exc:  # noqa: BLE001 - handed to the calling thread
-            errors.append(exc)
-
-    others = [threading.Thread(target=worker, args=(part,), daemon=True) for part in parts[1:]]
-    for thread in others:
-        thread.start()
-    try:
-        run(parts[0])
-    finally:
-        for thread in others:
-            thread.join()
-    if errors:
-        raise errors[0]
 
 
 def sample(values: Any) -> Any:
