@@ -90,8 +90,6 @@ def _coefficients_blockwise(plan: _Plan, n: int, derivatives: bool, dtype: Any, 
         _local.factorials = derivatives and s == 1.0  # k! c_k, for a seed of slope 1
         try:
             for lo in mine:
-                if cancel.is_set():  # another thread failed, or Ctrl-C (threads.py)
-                    return
                 hi_ = min(lo + CHUNK, size)
                 data = flat.copy()
                 for i in whole:
@@ -128,6 +126,8 @@ def _coefficients_blockwise(plan: _Plan, n: int, derivatives: bool, dtype: Any, 
                         np.multiply(h[:d], col[:d], out=block[:d])
                 if d < n:
                     block[d:] = 0
+                if cancel.is_set():  # another thread failed, or Ctrl-C (threads.py)
+                    return
         finally:
             _local.arena = outer
             _local.factorials = False
