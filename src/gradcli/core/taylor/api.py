@@ -10,7 +10,7 @@ import numpy as np
 from ...errors import LimitError
 from ..backend import get_array_module
 from ..graph import Variable
-from . import singular
+from . import budget, singular
 from .blocks import _blockwise, _coefficients_blockwise, blockwise
 from .replay import _elementwise, _Plan, _plan, _replay
 from .rows import _col, _dtype, _lift, _py_array, _Redo
@@ -90,6 +90,7 @@ def _coefficients_at(plan: _Plan, y: Variable, n: int, derivatives: bool,
         return _coefficients_blockwise(plan, n, derivatives, rdtype, s)
     factors = _derivative_factors(n, s) if derivatives else None
     scale = np.array(factors) if derivatives else None
+    budget.check(plan, n, np.dtype(rdtype).itemsize)  # before allocating
     data = plan.data()
     hi = _replay(plan, data, seed, n)
     value = data[plan.y_at] if data[plan.y_at] is not y0 else None

@@ -9,6 +9,7 @@ from typing import Any
 
 import numpy as np
 
+from . import budget
 from .replay import _elementwise, _Plan, _replay
 from .rows import _Arena, _dtype, _local, aligned_empty
 from .scaling import _derivative_factors
@@ -65,11 +66,13 @@ def _coefficients_blockwise(plan: _Plan, n: int, derivatives: bool, dtype: Any, 
         forward = [(label, type(f).ufunc, f.forward, ins, at, plan.variables[at].data.dtype)
                    for label, f, _, _, _, ins, at in plan.steps]
     seed = np.full((1, 1), s, dtype=_dtype(x0))
+    starts = range(0, size, CHUNK)
+    threads = max(1, min(THREADS, len(starts) // 2))
+    budget.check(plan, n, np.dtype(dtype).itemsize, size, CHUNK, threads)  # before allocating
     coef = aligned_empty((n, size), dtype)
     value = None if values is None else aligned_empty(size, plan.variables[plan.y_at].data.dtype)
     y_at = plan.y_at
     col = np.array(_derivative_factors(n, s)).reshape(n, 1) if derivatives else None
-    starts = range(0, size, CHUNK)
     fixed: list[Any] = []
     lock = threading.Lock()
 
@@ -132,7 +135,6 @@ def _coefficients_blockwise(plan: _Plan, n: int, derivatives: bool, dtype: Any, 
             _local.arena = outer
             _local.factorials = False
 
-    threads = max(1, min(THREADS, len(starts) // 2))
     try:
         if threads == 1:
             run(starts, NEVER)
