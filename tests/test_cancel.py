@@ -27,6 +27,12 @@ BIN = Path(sys.executable).with_name("gradcli")
 GRADCLI = str(BIN) if BIN.exists() else shutil.which("gradcli")
 POINTS = 2_000_000
 ORDER = 150
+BIG = {"GRADCLI_MAX_MEMORY": "64G"}  # pages are touched block by block: the run is cut short
+
+
+@pytest.fixture(autouse=True)
+def _no_memory_limit(monkeypatch) -> None:
+    monkeypatch.setenv("GRADCLI_MAX_MEMORY", BIG["GRADCLI_MAX_MEMORY"])
 
 
 def _block_threads() -> list[threading.Thread]:
@@ -101,7 +107,7 @@ def test_gradcli_eval_exits_130_promptly_on_sigint() -> None:
     proc = subprocess.Popen(
         [GRADCLI, "eval", "diff(exp(sin(v))*log(1+v^2), v, 150)",
          "--at", f"v=linspace(0,1,{POINTS})", "--format", "csv"],
-        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env={**os.environ, **BIG})
     try:
         time.sleep(2.5)  # the start, the forward pass, then the replay's blocks
         assert proc.poll() is None
@@ -118,7 +124,7 @@ def test_gradcli_eval_exits_130_promptly_on_sigint() -> None:
 
 
 def test_repl_ctrl_c_gives_the_prompt_back_and_stops_the_work() -> None:
-    child = pexpect.spawn(GRADCLI, ["repl"], env={**os.environ, "TERM": "dumb"},
+    child = pexpect.spawn(GRADCLI, ["repl"], env={**os.environ, **BIG, "TERM": "dumb"},
                           encoding="utf-8", timeout=30)
     try:
         child.expect(">>> ")
