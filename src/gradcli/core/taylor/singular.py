@@ -146,13 +146,13 @@ def mend(key: int, where: Any, a0: Any, A: Any, b0: Any, B: Any, q0: Any, Q: Any
                 q = _shifted_quotient(a[kk:, ok], b[kk:, ok], n + 1 - kk)
             value[ok] = q[0]
             rows[: q.shape[0] - 1, ok] = q[1:]
-    if Q.ndim == 1 or not shape:
-        Q = Q.reshape(n, 1) if Q.flags.writeable else xp.array(Q).reshape(n, 1)
+    if not getattr(Q.flags, "writeable", True):  # (CuPy's flags have no such field)
+        Q = xp.array(Q)
+    if not shape:
+        Q = Q.reshape(n, 1)
         Q[:] = rows
-        Q = Q.reshape((n,) + shape)
+        Q = Q.reshape((n,))
     else:
-        if not Q.flags.writeable:
-            Q = xp.array(Q)
         Q[(slice(None),) + idx] = rows
     fixed = xp.array(xp.broadcast_to(q0, shape), dtype=q0.dtype)
     if shape:
