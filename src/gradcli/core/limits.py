@@ -70,7 +70,7 @@ def size_text(nbytes: float) -> str:
         if nbytes >= scale:
             v = nbytes / scale
             return f"{v:.1f} {unit}".replace(".0 ", " ") if v < 10 else f"{v:.0f} {unit}"
-    return f"{int(nbytes)} bytes"
+    return f"{int(nbytes)} byte{'s' if int(nbytes) != 1 else ''}"
 
 
 def check_memory(needed: float, points: int, order: int, what: str = "Taylor mode") -> None:
