@@ -11,18 +11,21 @@ from ...errors import LimitError
 from ..backend import get_array_module
 from ..graph import Variable
 from ..running import operation
+from . import budget, singular
 from .blocks import _blockwise, _coefficients_blockwise, blockwise
 from .replay import _elementwise, _Plan, _plan, _replay
-from .rows import _dtype, _lift, _py_array, _Redo
+from .rows import _col, _dtype, _lift, _py_array, _Redo
 from .scaling import MAX_ORDER, _derivative_factors, _scaled
 from .series import _UNKNOWN
 from .structural import _sum_to_rows
 
 
-def _coefficients(y: Variable, x: Variable, order: int, derivatives: bool = False) -> Any:
-    """Coefficients 1..order of y(x0 + t) as one array (order, *shape), with the
-    backprop semantics (see taylor_derivatives), or with ``derivatives`` the
-    derivatives k! c_k; None when Taylor mode does not apply."""
+def _coefficients(y: Variable, x: Variable, order: int,
+                  derivatives: bool = False) -> tuple[Any, Any] | None:
+    """(value, coefficients 1..order of y(x0 + t) as one array (order, *shape)), with
+    the backprop semantics (see taylor_derivatives), or with ``derivatives`` the
+    derivatives k! c_k; None when Taylor mode does not apply. The value is y's,
+    with the limit in place of a removable 0/0 (see singular.py)."""
     if order < 0:
         raise ValueError(f"order must be >= 0, got {order}")
     _UNKNOWN[0] = False  # see unknown_at_zero
@@ -33,12 +36,50 @@ def _coefficients(y: Variable, x: Variable, order: int, derivatives: bool = Fals
     if plan is None:
         return None
     if order == 0:  # no rule is asked for nothing (some wrote coefficient 1 regardless)
-        return get_array_module(x0).empty((0,) + x0.shape, dtype=_dtype(y.data))
-    return _scaled(lambda s, n, d: _coefficients_at(plan, y, n, d, s), order, derivatives)
+        return y.data, get_array_module(x0).empty((0,) + x0.shape, dtype=_dtype(y.data))
+    value = y.data
+
+    def run(s: float, n: int, d: bool) -> Any:
+        nonlocal value
+        v, coef = _with_limits(lambda m, dm: _coefficients_at(plan, y, m, dm, s), n, d, s)
+        if v is not None:
+            value = v
+        return coef
+
+    coef = _scaled(run, order, derivatives)
+    return (None if coef is None else value), coef
+
+
+MAX_SHIFT = 128
+"""The most orders a replay adds for quotients whose leading coefficients vanish
+(x^k/x^k at 0 needs k more); past it their unknown orders stay nan."""
+
+
+def _with_limits(attempt: Any, n: int, derivatives: bool, s: float) -> tuple[Any, Any]:
+    """attempt(n, derivatives) -> (value or None, rows 1..n), replayed with more
+    orders where a quotient's numerator and denominator both vanish (singular.py)
+    and order n of it needs their orders beyond n."""
+    singular.reset_shifts()
+    value, coef = attempt(n, derivatives)
+    extra = singular.shifts()
+    if not extra or coef is None:
+        return value, coef
+    done = 0
+    while done < extra <= MAX_SHIFT:
+        done = extra
+        singular.reset_shifts()
+        value, coef = attempt(n + extra, False)
+        extra = singular.shifts()
+    coef = coef[:n]
+    if not derivatives:
+        return value, coef
+    col = _col(_derivative_factors(n, s), coef.ndim - 1, get_array_module(coef), np.float64)
+    return value, (coef * col).astype(coef.dtype, copy=False)
 
 
 @operation("derivative")  # fpe.py: k! * c_k may overflow
-def _coefficients_at(plan: _Plan, y: Variable, n: int, derivatives: bool, s: float) -> Any:
+def _coefficients_at(plan: _Plan, y: Variable, n: int, derivatives: bool,
+                     s: float) -> tuple[Any, Any]:
     """_coefficients for the series of y(x0 + s t) (see _scaled)."""
     x0 = plan.variables[0].data
     xp = get_array_module(x0)
@@ -47,10 +88,22 @@ def _coefficients_at(plan: _Plan, y: Variable, n: int, derivatives: bool, s: flo
     y0 = y.data
     rdtype = np.result_type(_dtype(y0), dtype)
     if n and plan.steps and _blockwise(plan):
-        return _coefficients_blockwise(plan, n, derivatives, rdtype, s)[1]
+        return _coefficients_blockwise(plan, n, derivatives, rdtype, s)
     factors = _derivative_factors(n, s) if derivatives else None
     scale = np.array(factors) if derivatives else None
-    hi = _replay(plan, plan.data(), seed, n)
+    budget.check(plan, n, np.dtype(rdtype).itemsize)  # before allocating
+    data = plan.data()
+    hi = _replay(plan, data, seed, n)
+    value = data[plan.y_at] if data[plan.y_at] is not y0 else None
+    return value, _finish(hi, plan, y0, n, factors, scale, rdtype)
+
+
+def _finish(hi: Any, plan: _Plan, y0: Any, n: int, factors: Any, scale: Any,
+            rdtype: Any) -> Any:
+    """The rows of y's series ``hi`` as coefficients 1..n of x's shape (summed where
+    y is larger), times ``factors`` (``scale`` as an array) when given."""
+    x0 = plan.variables[0].data
+    xp = get_array_module(x0)
     shape = y0.shape
     if hi is None or hi.shape[0] == 0:
         return xp.zeros((n,) + x0.shape, dtype=rdtype)
@@ -94,10 +147,10 @@ def taylor_coefficients(y: Variable, x: Variable, order: int) -> list[Any] | Non
     None when Taylor mode does not apply. Any order is allowed; coefficients of
     entire functions underflow to 0 somewhere past order 170.
     """
-    coef = _coefficients(y, x, order)
-    if coef is None:
+    got = _coefficients(y, x, order)
+    if got is None:
         return None
-    return [y.data, *coef]
+    return [got[0], *got[1]]
 
 
 def _check_order(order: int) -> None:
@@ -127,10 +180,10 @@ def taylor_derivatives(y: Variable, x: Variable, order: int) -> list[Any] | None
     1000th of sin). Raises LimitError for an order above MAX_ORDER (1000).
     """
     _check_order(order)
-    coef = _coefficients(y, x, order, derivatives=True)
-    if coef is None:
+    got = _coefficients(y, x, order, derivatives=True)
+    if got is None:
         return None
-    return [y.data, *coef]
+    return [got[0], *got[1]]
 
 
 def taylor_derivatives_at(y: Variable, x: Variable, values: Any,
@@ -163,7 +216,9 @@ def taylor_derivatives_at(y: Variable, x: Variable, values: Any,
 
     def run(s: float, n: int, derivatives: bool) -> Any:
         nonlocal value
-        value, coef = _coefficients_blockwise(plan, n, derivatives, rdtype, s, values)
+        value, coef = _with_limits(
+            lambda m, d: _coefficients_blockwise(plan, m, d, rdtype, s, values), n,
+            derivatives, s)
         return coef
 
     coef = _scaled(run, order, True)

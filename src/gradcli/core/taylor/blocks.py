@@ -5,15 +5,16 @@ from __future__ import annotations
 
 import os
 import threading
-from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
 from ..running import operation, rename
+from . import budget
 from .replay import _elementwise, _Plan, _replay
 from .rows import _Arena, _dtype, _local, aligned_empty
 from .scaling import _derivative_factors
+from .threads import NEVER, run_parts
 
 CHUNK = 81920
 """Elements per block when a large elementwise expression is replayed block by
@@ -66,14 +67,27 @@ def _coefficients_blockwise(plan: _Plan, n: int, derivatives: bool, dtype: Any, 
         forward = [(label, type(f).ufunc, f.forward, ins, at, plan.variables[at].data.dtype)
                    for label, f, _, _, _, ins, at in plan.steps]
     seed = np.full((1, 1), s, dtype=_dtype(x0))
+    starts = range(0, size, CHUNK)
+    threads = max(1, min(THREADS, len(starts) // 2))
+    budget.check(plan, n, np.dtype(dtype).itemsize, size, CHUNK, threads)  # before allocating
     coef = aligned_empty((n, size), dtype)
     value = None if values is None else aligned_empty(size, plan.variables[plan.y_at].data.dtype)
     y_at = plan.y_at
     col = np.array(_derivative_factors(n, s)).reshape(n, 1) if derivatives else None
-    starts = range(0, size, CHUNK)
+    fixed: list[Any] = []
+    lock = threading.Lock()
+
+    def limits() -> Any:
+        """Where y's values go when a limit changed some (y's recorded ones copied)."""
+        if value is not None:
+            return value
+        with lock:
+            if not fixed:
+                fixed.append(np.array(plan.variables[y_at].data).reshape(-1))
+            return fixed[0]
 
     @operation("derivative")  # fpe.py: k! * c_k may overflow
-    def run(mine: range) -> None:
+    def run(mine: range, cancel: threading.Event) -> None:
         arena = _Arena()
         outer = getattr(_local, "arena", None)
         _local.arena = arena
@@ -99,7 +113,10 @@ def _coefficients_blockwise(plan: _Plan, n: int, derivatives: bool, dtype: Any, 
                 rename("derivative")  # fpe.py: k! * c_k may overflow
                 _local.scaled = False
                 block = coef[:, lo:hi_]
+                before = data[y_at]
                 h = _replay(plan, data, seed, n, block)
+                if data[y_at] is not before:  # a 0/0 replaced by its limit (singular.py)
+                    limits()[lo:hi_] = data[y_at]
                 d = 0 if h is None else min(h.shape[0], n)
                 if h is block:  # y's rule wrote its rows in place: scale them there
                     if col is not None and not _local.scaled:
@@ -114,48 +131,27 @@ def _coefficients_blockwise(plan: _Plan, n: int, derivatives: bool, dtype: Any, 
                         np.multiply(h[:d], col[:d], out=block[:d])
                 if d < n:
                     block[d:] = 0
+                if cancel.is_set():  # another thread failed, or Ctrl-C (threads.py)
+                    return
         finally:
             _local.arena = outer
             _local.factorials = False
 
-    threads = max(1, min(THREADS, len(starts) // 2))
-    if threads == 1:
-        run(starts)
-    else:
-        _run_threads(run, [starts[i::threads] for i in range(threads)])
+    try:
+        if threads == 1:
+            run(starts, NEVER)
+        else:
+            run_parts(run, [starts[i::threads] for i in range(threads)])
+    except BaseException:
+        # the traceback keeps this frame: its large arrays go now, not with it
+        coef = value = None  # noqa: F841
+        fixed.clear()
+        raise
     if value is not None:
         value = value.reshape(x0.shape)
+    elif fixed:
+        value = fixed[0].reshape(x0.shape)
     return value, coef.reshape((n,) + x0.shape)
-
-
-def _run_threads(run: Callable[[range], None], parts: list[range]) -> None:
-    """run(part) for each part, one thread each (this one runs the first).
-
-    NumPy's ufuncs release the GIL, so the blocks' arithmetic runs in
-    parallel. The other threads get this thread's floating-point error
-    settings (fpe.capture_fp_errors is active here when the session calls),
-    and the first exception any of them raises is raised here.
-    """
-    errors: list[BaseException] = []
-    settings, call = np.geterr(), np.geterrcall()
-
-    def worker(part: range) -> None:
-        try:
-            with np.errstate(call=call, **settings):
-                run(part)
-        except BaseException as exc:  # noqa: BLE001 - handed to the calling thread
-            errors.append(exc)
-
-    others = [threading.Thread(target=worker, args=(part,), daemon=True) for part in parts[1:]]
-    for thread in others:
-        thread.start()
-    try:
-        run(parts[0])
-    finally:
-        for thread in others:
-            thread.join()
-    if errors:
-        raise errors[0]
 
 
 def sample(values: Any) -> Any:

@@ -3,14 +3,20 @@ through the rules."""
 
 from __future__ import annotations
 
+import contextlib
 from typing import Any
 
+import numpy as np
+
+from ..backend import get_array_module
 from ..fpe import op_label
 from ..graph import Function, Variable
 from ..ops import Div, MatMul, Mul, Pow
 from ..running import operation, rename
 from .rows import _Arena, _lift, _local, _Redo, _zero_rows
 from .structural import ELEMENTWISE_STRUCTURAL, STRUCTURAL_RULES
+
+_NO_CONTEXT = contextlib.nullcontext()
 
 
 def _path(y: Variable, x: Variable) -> list[Function]:
@@ -161,7 +167,12 @@ def _replay(plan: _Plan, data: list[Any], seed: Any, n: int, target: Any = None)
         dead = plan.dead()
         owners: list[Any] = [None] * len(data)
         refs: dict[int, int] = {}
+    changed: set[int] | None = None  # slots whose values a limit (singular.py) changed
     for j, (label, f, rule, erule, lift, ins_at, at) in enumerate(plan.steps):
+        if changed is not None and not changed.isdisjoint(ins_at):
+            rename(label)  # the value again: its warnings are a value's, not a derivative's
+            data[at] = _forward_again(f, [data[i] for i in ins_at], data[at])
+            changed.add(at)
         rename(label, True)
         y0 = data[at]
         ins = []
@@ -194,12 +205,30 @@ def _replay(plan: _Plan, data: list[Any], seed: Any, n: int, target: Any = None)
             # never offered to a later rule, whatever happened: a stale block would
             # be overwritten
             _local.target = _local.given = None
+            value0, _local.value0 = getattr(_local, "value0", None), None
+        if value0 is not None:  # a quotient's 0/0 replaced by its limit
+            data[at] = value0
+            changed = changed or set()
+            changed.add(at)
         vals[at] = hi
         if arena is not None:
             _release(arena, mark, hi, at, dead[j], owners, refs)
     if arena is not None and owners[y_at] is not None:
         arena.held.append(owners[y_at])  # the caller copies y's rows out first
     return vals[y_at]
+
+
+def _forward_again(f: Function, args: list[Any], like: Any) -> Any:
+    """f's value again, from inputs a limit changed (the caller names the
+    operation for fpe.py's warnings)."""
+    xp = get_array_module(like)
+    ufunc = type(f).ufunc  # no state of f changes (a blockwise replay's threads share it)
+    # a quotient's 0/0 here is its rule's to resolve, and warned of by the forward pass
+    with np.errstate(invalid="ignore") if type(f) is Div else _NO_CONTEXT:
+        y = ufunc(*args) if ufunc is not None and xp is np else f.forward(*args)
+    if type(y) is tuple:
+        y = y[0]
+    return xp.asarray(y, dtype=like.dtype)
 
 
 def _release(arena: _Arena, mark: int, hi: Any, at: int, dead: tuple[int, ...],

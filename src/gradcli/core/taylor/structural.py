@@ -30,6 +30,7 @@ from ..ops import (
     Transpose,
 )
 from ..stack import Stack
+from . import singular
 from .elementary import exp_rule, log_rule
 from .rows import _bshape, _dtype, _empty, _expand, _lift
 from .series import _div_hi, _mul_hi, _pow_hi
@@ -86,7 +87,12 @@ def _mul_rule(f: Function, ins: list[tuple[Any, Any]], y0: Any, n: int) -> Any:
 
 def _div_rule(f: Function, ins: list[tuple[Any, Any]], y0: Any, n: int) -> Any:
     (a0, A), (b0, B) = ins
-    return _div_hi(a0, A, b0, B, y0, n)
+    where = None if B is None else singular.vanishing(a0, b0)
+    if where is None:
+        return _div_hi(a0, A, b0, B, y0, n)
+    # 0/0 where the denominator's series moves: a limit, as l'Hopital's (singular.py)
+    b1, q1 = singular.sanitized(where, b0, y0)
+    return singular.mend(id(f), where, a0, A, b0, B, y0, _div_hi(a0, A, b1, B, q1, n), n)
 
 
 def _pow_rule(f: Function, ins: list[tuple[Any, Any]], y0: Any, n: int) -> Any:
