@@ -102,6 +102,8 @@ def evaluate_expression(session: Session, node: Any, options: EvalOptions, res: 
                     leaves[name] = leaf
     res.value = host(y.data)
     if x is not None:
+        if options.series is not None:
+            _check_series_shape(y, x, res.wrt)  # before the work, and its warnings
         cs = None
         if ds is None:
             if options.series is not None and over_blocks is None:
@@ -112,10 +114,11 @@ def evaluate_expression(session: Session, node: Any, options: EvalOptions, res: 
                 shown = max(options.order, 2 if options.check else 0)
                 ds = engine.orders(y, x, shown) if shown else [y.data]
         engine.warn_if_cancelling(y, x, top, (cs or ds)[top])
+        # Taylor mode's value: the limit where y is 0/0 at the point (sin(x)/x at 0)
+        res.value = host((cs or ds)[0])
         if options.order:
             res.derivatives = [host(d) for d in ds[1 : options.order + 1]]
         if options.series is not None:
-            _check_series_shape(y, x, res.wrt)
             res.series = [host(c) for c in cs[: options.series + 1]] if cs else \
                 [host(ds[k]) / _factorial(k) for k in range(options.series + 1)]
         if options.check:
@@ -132,7 +135,7 @@ def evaluate_expression(session: Session, node: Any, options: EvalOptions, res: 
     if options.formula:
         add_formulas(session, node, options, res)
     # last: --check evaluates the expression again, and its ans is the one before
-    session.values["ans"] = y.data
+    session.values["ans"] = session.xp.asarray(res.value) if x is not None else y.data
     session.no_ans = None
 
 
@@ -197,11 +200,19 @@ def _not_differentiated(session: Session, node: Any, options: EvalOptions) -> fr
 
 def _check_series_shape(y: Variable, x: Variable, wrt: str | None) -> None:
     # The derivatives of a result of another shape are those of its sum (a
-    # gradient, for sum(x^2)): no polynomial of x's points is made of them.
+    # gradient, for sum(x^2)): no polynomial of x's points is made of them;
+    # nor of one that mixes x's elements (A @ x), whatever its shape.
     if y.shape != x.shape and not (y.size == 1 and x.size == 1):
         raise UsageError(
             f"a series needs a result of the shape of {wrt} (one value per point); "
             f"this one has shape {tuple(y.shape)} and {wrt} {tuple(x.shape)}")
+    from .core.mixing import mixes_elements  # noqa: PLC0415
+
+    if mixes_elements(y, x):
+        raise UsageError(
+            f"a series needs each value to depend on its own element of {wrt} alone; "
+            f"this expression mixes the elements of {wrt} (a sum, a product of "
+            "matrices, an index), so no polynomial per point exists")
 
 
 def leaf_to_differentiate(session: Session, ev: Evaluator, wrt: str) -> Variable:

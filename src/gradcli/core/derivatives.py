@@ -63,6 +63,18 @@ BACKPROP_MAX_NODES = 150_000
 """Repeated backprop stops once its graphs add up to more nodes than this (about
 3 s): each order's graph is a few times the last one's."""
 
+def mixed_warning(y: Variable, x: Variable) -> str | None:
+    """What to tell a user whose y has x's shape but mixes x's elements (x*sum(x),
+    A @ x): its derivatives by x are still those of the sum of its elements."""
+    from .mixing import mixes_elements  # noqa: PLC0415 - walks the graph
+
+    if not y.ndim or y.shape != x.shape or x.size < 2 or not mixes_elements(y, x):
+        return None
+    return (f"the result mixes the elements of {x.name or 'the variable'}: its derivatives "
+            "are those of the sum of its elements (a gradient), not one per element; "
+            "for one element's, index it, as in (expr)[0]")
+
+
 GRAPH_WARN_NODES = 20_000
 """Repeated backprop warns (once) before it builds a graph larger than this."""
 

@@ -16,7 +16,7 @@ import numpy as np
 from ..errors import NumericWarning
 from ..record import Record
 from .backend import as_numpy, get_array_module
-from .derivatives import BACKPROP_MAX_NODES, higher_derivatives, summed_warning
+from .derivatives import BACKPROP_MAX_NODES, higher_derivatives, mixed_warning, summed_warning
 from .graph import Variable
 
 METHODS = ("auto", "taylor", "backprop")
@@ -126,8 +126,9 @@ class Derivatives:
         return ds if more is None else more[: order + 1]
 
     def warn_if_summed(self, y: Variable, x: Variable) -> None:
-        # DeZero's rule: [cos(t), sin(t)] by t gave 1 with no word
-        message = summed_warning(y, x)
+        # DeZero's rule: [cos(t), sin(t)] by t gave 1 with no word; x*sum(x) keeps
+        # x's shape and gave the gradient of its sum with none either
+        message = summed_warning(y, x) or mixed_warning(y, x)
         if message is not None:
             self.note("summed", message)
 

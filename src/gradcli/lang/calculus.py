@@ -12,7 +12,7 @@ import math
 from typing import TYPE_CHECKING, Any
 
 from ..core import derivatives
-from ..core.derivatives import graph_size, nested_derivative, summed_warning
+from ..core.derivatives import graph_size, mixed_warning, nested_derivative, summed_warning
 from ..core.graph import Constant, Variable, using_config
 from ..core.ops import add
 from ..core.registry import REGISTRY
@@ -198,7 +198,8 @@ class Calculus:
         if order == 0:
             return y
         if self.diff_depth > 0 or self.keep_graph:
-            message = summed_warning(y, x)  # the session's derivatives warn themselves
+            # the session's derivatives warn themselves
+            message = summed_warning(y, x) or mixed_warning(y, x)
             if message is not None:
                 self.ctx.warn(message)
             # one budget for the statement: each diff of a nested diff starts from a
