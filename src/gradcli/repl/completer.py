@@ -14,7 +14,8 @@ from typing import TYPE_CHECKING
 from prompt_toolkit.completion import CompleteEvent, Completer, Completion
 from prompt_toolkit.document import Document
 
-from .helptext import COMMANDS
+from ..lang import namespace
+from .helptext import COMMANDS, body_of
 
 if TYPE_CHECKING:
     from .loader import SessionLoader
@@ -50,22 +51,20 @@ class GradcliCompleter(Completer):
 
     def candidates(self) -> Iterable[tuple[str, str, str]]:
         """(name, what the menu shows, its description), the user's own names first."""
-        from ..core.registry import REGISTRY  # noqa: PLC0415 - the session has loaded it
-        from ..lang.evaluate import CONSTANTS, SPECIAL_FORMS  # noqa: PLC0415
         from .display import short_value  # noqa: PLC0415
-        from .helptext import body_of  # noqa: PLC0415
 
         session = self.loader.get()
         for name, value in session.variables():
             yield name, name, f"= {short_value(value, limit=4)}"
         for name, d in sorted(session.functions.items()):
             yield name, d.signature, f"= {body_of(d.source)}"
-        for name, (signature, doc) in sorted(SPECIAL_FORMS.items()):
+        for name, (signature, doc) in sorted(namespace.special_forms().items()):
             yield name, signature, doc
-        for name in sorted(REGISTRY):
-            entry = REGISTRY[name]
+        registry = namespace.builtins()
+        for name in sorted(registry):
+            entry = registry[name]
             yield name, entry.signature, entry.doc
-        for name, value in CONSTANTS.items():
+        for name, value in namespace.CONSTANTS.items():
             yield name, name, f"constant = {short_value(value)}"
 
 
