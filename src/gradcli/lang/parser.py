@@ -59,6 +59,7 @@ from gradcli.lang.ast import (
 from gradcli.lang.brackets import PAIRS, innermost_open, marks, open_brackets
 from gradcli.lang.grammar import LarkRuntime, load_runtime
 from gradcli.lang.names import SUPERSCRIPT_DIGITS, exponent_meant
+from gradcli.lang.namespace import builtin_function
 from gradcli.record import Record
 
 __all__ = [
@@ -360,11 +361,8 @@ def _builtin_named(match: re.Match[str] | None, group: int = 0) -> str | None:
     """The built-in function a regex match names, if it names one."""
     if match is None:
         return None
-    # only to word an error: the registry is filled by importing the functions
-    from gradcli.core import functions  # noqa: F401, PLC0415
-    from gradcli.core.registry import REGISTRY  # noqa: PLC0415
-
-    return match[group] if match[group] in REGISTRY else None
+    # only to word an error: the namespace loads the built-ins' names then
+    return match[group] if builtin_function(match[group]) is not None else None
 
 
 def _syntax_error(exc: Exception, rt: LarkRuntime, chunk: _Chunk) -> ParseError:
