@@ -365,6 +365,15 @@ def _builtin_named(match: re.Match[str] | None, group: int = 0) -> str | None:
     return match[group] if builtin_function(match[group]) is not None else None
 
 
+def _absolute_value(text: str, at: int) -> str:
+    """abs(...) for |...|, as typeset: what lies between this '|' and the next."""
+    close = text.find("|", at + 1)
+    inner = text[at + 1:close].strip() if close > at + 1 else ""
+    if not inner or "\n" in inner or len(inner) > 40:
+        inner = "x"
+    return f"abs({inner})"
+
+
 def _syntax_error(exc: Exception, rt: LarkRuntime, chunk: _Chunk) -> ParseError:
     """Lark's UnexpectedInput as a short ParseError at the offending position."""
     if isinstance(exc, rt.UnexpectedToken):
@@ -421,7 +430,8 @@ def _syntax_error(exc: Exception, rt: LarkRuntime, chunk: _Chunk) -> ParseError:
         char = chunk.text[exc.pos_in_stream]
         shown = f"'{char}'" if char.isprintable() else f"U+{ord(char):04X}"
         line, column = _absolute(chunk, exc.line, exc.column)
-        meant = LOOKALIKES.get(char)
+        meant = LOOKALIKES.get(char) or (_absolute_value(chunk.text, exc.pos_in_stream)
+                                         if char == "|" else None)
         hint = f"; did you mean {meant}?" if meant else ""
         return ParseError(f"unexpected character {shown}{hint}", line=line, column=column)
     if isinstance(exc, rt.UnexpectedEOF):
@@ -558,6 +568,7 @@ def _parse_each(text: str, budget: list[int]) -> list[Statement | BadStatement]:
             results.append(_parse_chunk(chunk))
         except GradcliError as error:
             results.extend(_unclosed_and_the_rest(chunk, error, budget)
+                           or _past_limit_and_the_rest(chunk, error, budget)
                            or [BadStatement(error, chunk.text, chunk.line, chunk.column)])
     return results
 
@@ -588,6 +599,33 @@ def _unclosed_and_the_rest(chunk: _Chunk, error: GradcliError,
     if opener is None:
         return []
     return _unclosed_head(chunk, lines, opener, k, budget, strict=True)
+
+
+def _past_limit_and_the_rest(chunk: _Chunk, error: GradcliError,
+                             budget: list[int]) -> list[Statement | BadStatement]:
+    """A statement past a limit (nesting, length) inside a bracket that is never
+    closed would take every later line into its one error: it ends instead with
+    the line where it went past the limit, and the lines after it are statements
+    of their own, as for an unclosed bracket; else [] (the error stands)."""
+    if not isinstance(error, ParseLimitError) or error.line is None:
+        return []
+    lines = chunk.text.split("\n")
+    if len(lines) < 2 or first_unclosed(lines) is None:
+        return []  # closed within the statement: it took no one else's lines
+    last = error.line - chunk.line  # the line of the bracket too deep
+    if error.message.startswith("statement longer"):
+        last, length = 0, len(lines[0])
+        while length <= MAX_STATEMENT:  # to the line that goes past it
+            last += 1
+            length += 1 + len(lines[last])
+    if last >= len(lines) - 1:
+        return []
+    rest_text = "\n" * (chunk.line + last) + "\n".join(lines[last + 1:])
+    if len(rest_text) > budget[0]:
+        return []
+    budget[0] -= len(rest_text)
+    head = "\n".join(lines[:last + 1]).rstrip()
+    return [BadStatement(error, head, chunk.line, chunk.column), *_parse_each(rest_text, budget)]
 
 
 def _unclosed_head(chunk: _Chunk, lines: list[str], opener: tuple[int, int, str], k: int,
