@@ -5,11 +5,13 @@ Only the imports differ from the book:
     import dezero.functions as F           ->  import gradcli.core.functions as F
     from dezero.utils import plot_dot_graph -> from gradcli.core.utils import plot_dot_graph
 
-Run: python examples/dezero_steps.py [OUTDIR]  (writes tanh.dot there, or to the
-current directory).
+Run: python examples/dezero_steps.py [OUTDIR]  (writes tanh.dot there, or to a
+new temporary directory it names; the current directory is left alone).
 """
 
+import os
 import sys
+import tempfile
 
 import numpy as np
 
@@ -59,7 +61,8 @@ for _ in range(iters):
     gx.backward(create_graph=True)
 gx = x.grad
 gx.name = "gx" + str(iters + 1)
-outdir = sys.argv[1] if len(sys.argv) > 1 else "."
-with open(f"{outdir}/tanh.dot", "w") as fh:
+outdir = sys.argv[1] if len(sys.argv) > 1 else tempfile.mkdtemp(prefix="gradcli-")
+with open(os.path.join(outdir, "tanh.dot"), "w") as fh:
     fh.write(get_dot_graph(gx, verbose=False))
 print("tanh 2nd derivative at 1:", gx)
+print("graph written to", os.path.join(outdir, "tanh.dot"))

@@ -2,8 +2,7 @@
 
 Most tests run the installed console script in a subprocess, as a shell
 script would; a few check the CLI's own pieces in-process (the --at
-splitter, the stdin reader, and that the fast argument parser agrees with
-the Typer app on every command line it accepts).
+splitter, the option parsers, the stdin reader).
 """
 
 from __future__ import annotations
@@ -23,6 +22,8 @@ from pathlib import Path
 import pytest
 
 from gradcli import __version__, cli
+from gradcli.lang.reader import read_inputs
+from gradcli.render.output import colour_enabled
 
 BIN = Path(sys.executable).with_name("gradcli")
 GRADCLI = str(BIN) if BIN.exists() else shutil.which("gradcli")
@@ -97,8 +98,9 @@ def test_help_speaks_of_expressions_not_python_types():
         assert not re.search(r"<(list\[)?str\]?>|<=x<=|\{EXPR\}", proc.stdout), proc.stdout
     assert evals.stdout.startswith("Usage: gradcli eval [OPTIONS] [EXPR]...")
     assert plot.stdout.startswith("Usage: gradcli plot [OPTIONS] EXPR\n")
-    assert re.search(r"\n  EXPR  Statements to run", evals.stdout)
-    assert "[default: 0; 0 to 1000]" in evals.stdout and "[1 to 17]" in evals.stdout
+    assert re.search(r"\n  EXPR +Statements to run", evals.stdout)
+    text = " ".join(evals.stdout.split())  # argparse wraps where the terminal ends
+    assert "[default: 0; 0 to 1000]" in text and "[1 to 17]" in text
 
 
 def test_bad_option_values_are_worded_plainly():
@@ -154,7 +156,46 @@ def test_help_as_a_command_shows_the_help():
     assert repl.stdout.startswith("Usage: gradcli repl")
     assert unknown.returncode == 2 and unknown.stdout == ""
     assert unknown.stderr.endswith(
-        "Error: no help for 'nope'; the commands are eval, plot and repl\n")
+        "Error: no help for 'nope'; the commands are eval, plot, curve and repl\n")
+
+
+def test_options_and_statements_mix_and_options_are_never_abbreviated():
+    mixed, abbreviated, negative = gradcli_all(
+        ("eval", "1+1", "--format", "plain", "2+2"), ("eval", "--or", "1", "x"),
+        ("eval", "x", "-1", "--at", "x=2", "--order", "1"))
+    assert (mixed.returncode, mixed.stdout) == (0, "2\n4\n")
+    assert (abbreviated.returncode, abbreviated.stdout) == (2, "")
+    assert abbreviated.stderr.endswith("Error: No such option: --or "
+                                       "(Possible options: --color, --order, --wrt)\n")
+    # a negative number is no option (argparse's rule): it is a statement
+    assert (negative.returncode, negative.stdout) == (0, "2\n1\n-1\n0\n")
+
+
+def test_usage_errors_say_so_on_stderr_only_with_status_2():
+    procs = gradcli_all(("eval", "x", "--order"), ("eval", "--grad=1", "x"), ("plot", "x"),
+                        ("plot", "-o", "g.dot"), ("plot", "a", "b", "-o", "g.dot"),
+                        ("repl", "--bogus"), ("repl", "extra"), ("eval", "--digits", "1e3"),
+                        ("eval", "--order", "9" * 5000, "x"), ("--version", "extra"))
+    for proc in procs:
+        assert (proc.returncode, proc.stdout) == (2, ""), proc.args
+        assert proc.stderr.startswith("Usage: gradcli") and "\nError: " in proc.stderr
+        no_traceback(proc)
+    assert "'--order': expected at most 1000" in procs[-2].stderr
+
+
+def test_every_example_in_the_help_runs(tmp_path):
+    texts = gradcli_all(("--help",), ("eval", "--help"), ("plot", "--help"),
+                        ("repl", "--help"))
+    examples = [line.strip() for proc in texts
+                for line in proc.stdout.split("Examples:\n", 1)[1].splitlines()]
+    assert len(examples) >= 12 and all("gradcli " in e for e in examples)
+    env = dict(os.environ, PATH=f"{Path(GRADCLI).parent}{os.pathsep}{os.environ['PATH']}")
+    for example in examples:
+        proc = subprocess.run(["sh", "-c", example], cwd=tmp_path, env=env, input="",
+                              capture_output=True, text=True, timeout=60)
+        assert proc.returncode == 0, (example, proc.stderr)
+        if example != "gradcli repl":  # which reads an empty standard input
+            assert proc.stdout or "written to" in proc.stderr, example
 
 
 def test_json_matches_the_spec_example():
@@ -356,6 +397,59 @@ def test_a_stray_bracket_in_a_script_costs_only_its_own_statement():
     assert proc.returncode == 2
 
 
+def test_a_parse_error_in_an_open_bracket_costs_only_its_line():
+    # '(1 +* 2' took 'k = 42' and 'k' into its one error, in eval - and the piped REPL
+    script = "(1 +* 2\nk = 42\nk\n"
+    evals, repl = gradcli_all({"args": ("eval", "-"), "stdin": script},
+                              {"args": ("repl",), "stdin": script})
+    for proc in (evals, repl):
+        assert (proc.returncode, proc.stdout) == (2, "42\n"), proc.stderr
+        assert proc.stderr.startswith(
+            "error: unexpected '*', expected an expression (line 1, column 5)")
+
+
+@pytest.mark.parametrize("lines", [
+    ["(" * 257 + "1"],  # nested past the parser's limit, never closed
+    ["(" * 200, "(" * 100],  # the same, over two lines
+    ["((", "x+" * 125_000 + "x"],  # a statement past 200,000 characters inside
+], ids=["deep", "deep-over-lines", "long-inside"])
+def test_a_bracket_that_runs_into_a_limit_costs_only_its_own_lines(lines):
+    script = "\n".join(["k = 42", *lines, "k"]) + "\n"
+    evals, repl = gradcli_all({"args": ("eval", "-"), "stdin": script},
+                              {"args": ("repl",), "stdin": script})
+    for proc in (evals, repl):
+        assert proc.returncode == 2 and proc.stdout == "42\n", proc.stderr[:500]
+        assert "(line 2, column" in proc.stderr
+        no_traceback(proc)
+
+
+def test_a_line_past_ten_million_characters_is_an_error_at_its_own_line():
+    # it took its neighbours with it, and was reported at line 1
+    script = "k = 42\n" + "x+" * 5_000_000 + "x\nk\n"
+    plain, as_json, repl = gradcli_all(
+        {"args": ("eval", "-"), "stdin": script},
+        {"args": ("eval", "-", "--format", "json"), "stdin": script},
+        {"args": ("repl",), "stdin": script})
+    for proc in (plain, repl):
+        assert (proc.returncode, proc.stdout) == (2, "42\n")
+        assert proc.stderr.startswith(
+            "error: line longer than 10,000,000 characters (line 2, column 10000001)")
+    objs = json_lines(as_json.stdout)
+    assert [o.get("value") for o in objs] == [42.0, None, 42.0]
+    assert objs[1]["error"]["line"] == 2 and objs[1]["input"] == "x+" * 100
+
+
+def test_a_piped_repl_takes_bare_quit_and_exit_for_names():
+    # `quit` silently ended the script: k never printed, and the status was 0
+    quits, bound = gradcli_all({"args": ("repl",), "stdin": "k = 42\nquit\nk\n:quit\nk\n"},
+                               {"args": ("repl",), "stdin": "exit = 3\nexit\n"})
+    assert (quits.returncode, quits.stdout) == (1, "42\n")
+    assert quits.stderr.splitlines() == [
+        "error: unknown name 'quit'; to leave the REPL, type :quit (line 2, column 1)",
+        "  quit", "  ^"]
+    assert (bound.returncode, bound.stdout, bound.stderr) == (0, "3\n", "")
+
+
 def test_stdin_results_stream_before_end_of_input():
     proc = subprocess.Popen([GRADCLI, "eval", "-"], stdin=subprocess.PIPE,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -456,7 +550,7 @@ def test_hostile_input_never_shows_a_traceback():
         ")))",
         "f(x) = f(x); f(1)",
         "ones(5000) @ ones(5000)",
-        "[" * 3000,  # too deep inside an open bracket: it costs only its own line
+        "[" * 3000,  # a bracket never closed costs only its own line
         "1 + 1",
     ])
     start = time.perf_counter()
@@ -594,6 +688,40 @@ def test_plot_writes_a_dot_file(tmp_path):
     assert bad.returncode == 1 and "did you mean sin" in bad.stderr
 
 
+def test_plot_file_names_are_read_as_a_shell_reads_them(tmp_path):
+    # :plot took '"unterminated.png' and '"two" "files.png"' for names, echoed an
+    # ESC raw, failed with an internal error on a NUL byte, and expanded ~ when
+    # plot -o did not: a quoted ~ is now a ~ in both, as in a shell
+    (tmp_path / "~").mkdir()
+    script = ('x = 2\n:plot x "my graph.dot"\n:plot x "unterminated.dot\n'
+              ':plot x "two" "files.dot"\n:plot x a\x1bb.dot\n:plot x a\x00b.dot\n'
+              ':plot x ~/home.dot\n:plot x "~/quoted.dot"\n')
+    env = {"HOME": str(tmp_path / "home")}
+    (tmp_path / "home").mkdir()
+    repl = subprocess.run([GRADCLI, "repl"], input=script, capture_output=True, text=True,
+                          timeout=60, cwd=tmp_path, env={**os.environ, **env})
+    cli = subprocess.run([GRADCLI, "plot", "x", "--at", "x=2", "-o", "~/cli.dot"],
+                         capture_output=True, text=True, timeout=60, cwd=tmp_path)
+    escape = subprocess.run([GRADCLI, "plot", "x", "--at", "x=2", "-o", "a\x1bb.dot"],
+                            capture_output=True, text=True, timeout=60, cwd=tmp_path)
+    assert cli.returncode == 0, cli.stderr
+    assert sorted(p.name for p in tmp_path.rglob("*.dot")) == [
+        "cli.dot", "home.dot", "my graph.dot", "quoted.dot"]
+    assert (tmp_path / "home" / "home.dot").exists() and (tmp_path / "~" / "quoted.dot").exists()
+    errors = [line for line in repl.stderr.splitlines() if line.startswith("error:")]
+    assert errors == [
+        "error: the file name has a quote that is never closed (line 3)",
+        "error: unexpected character '\"' (line 4, column 9)",
+        "error: the file name has a control character, \\x1b, at position 2: "
+        "'a\\x1bb.dot' (line 5)",
+        "error: the file name has a control character, \\x00, at position 2: "
+        "'a\\x00b.dot' (line 6)",
+    ]
+    assert "\x1b" not in repl.stderr + escape.stderr and "internal" not in repl.stderr
+    assert (escape.returncode, escape.stdout) == (2, "")
+    assert "Invalid value for '--output': the file name has a control character" in escape.stderr
+
+
 def _imports(*args: str) -> tuple[subprocess.CompletedProcess[str], set[str]]:
     proc = subprocess.run([sys.executable, "-X", "importtime", GRADCLI, *args],
                           capture_output=True, text=True, timeout=60)
@@ -661,72 +789,27 @@ def test_split_at_refuses_malformed_bindings(text):
         cli.split_at(text)
 
 
-def test_stdin_chunks_join_open_brackets_and_keep_line_numbers():
+def test_stdin_inputs_join_open_brackets_and_keep_line_numbers():
     stream = io.StringIO("a = 1\nb = [1,\n 2] # ( not counted\nc = (1 +\n\n 2)\nd\n")
-    chunks = list(cli.stdin_chunks(stream))
-    assert [line for _, line in chunks] == [1, 2, 4, 7]
-    assert chunks[1][0] == "b = [1,\n 2] # ( not counted\n"
+    inputs = [item for batch in read_inputs(stream) for item in batch]
+    assert [item.line for item in inputs] == [1, 2, 4, 7]
+    assert inputs[1].text == "b = [1,\n 2] # ( not counted"
+    assert all(item.closed and item.error is None for item in inputs)
 
 
-def test_stdin_chunks_batch_what_arrived_together_on_a_pipe():
+def test_stdin_inputs_batch_what_arrived_together_on_a_pipe():
     read_fd, write_fd = os.pipe()
     with os.fdopen(read_fd, "r", encoding="utf-8") as stream:
-        chunks = cli.stdin_chunks(stream)
+        batches = read_inputs(stream)
         os.write(write_fd, b"a = 1\nb = 2\nc = [1,\n")
-        assert next(chunks) == ("a = 1\nb = 2\n", 1)  # together; the open bracket waits
+        # together; the open bracket waits
+        assert [tuple(i[:2]) for i in next(batches)] == [("a = 1", 1), ("b = 2", 2)]
         os.write(write_fd, "2]\nd \u00e9".encode())
-        assert next(chunks) == ("c = [1,\n2]\n", 3)
+        assert [tuple(i[:2]) for i in next(batches)] == [("c = [1,\n2]", 3)]
         os.write(write_fd, b"\xff\n")
         os.close(write_fd)
-        assert next(chunks) == ("d \u00e9\ufffd\n", 5)  # a bad byte is U+FFFD
-        assert list(chunks) == []
-
-
-FAST_CASES = [
-    ["eval", "x**2"],
-    ["eval", "x**2", "--at", "x=2", "--order", "3", "--check", "--grad"],
-    ["eval", "--at=x=linspace(0,1,5),y=2", "--at", "z=1", "x", "y"],
-    ["eval", "--format", "json", "--digits", "5", "--color", "never", "--method", "taylor",
-     "--device", "cpu", "--dtype", "float32", "--series", "4", "--wrt", "x", "x"],
-    ["eval", "--order", "1", "--order", "2", "x"],
-    ["eval", "-"],
-    ["eval", "--", "-x**2", "--at"],
-    ["eval", "x", "--format=csv", "--series=0"],
-]
-
-
-@pytest.mark.parametrize("argv", FAST_CASES)
-def test_the_fast_parser_agrees_with_typer(argv, monkeypatch):
-    import typer
-
-    fast = cli.fast_eval_args(argv, stdin_is_terminal=True)
-    assert fast is not None
-    seen = {}
-
-    def capture(sources, **kwargs):
-        seen.update(kwargs, sources=sources)
-        return 0
-
-    monkeypatch.setattr(cli, "run_statements", capture)
-    command = typer.main.get_command(cli.build_app())
-    command.main(args=argv, prog_name="gradcli", standalone_mode=False)
-    assert seen == fast
-
-
-@pytest.mark.parametrize(
-    "argv",
-    [["eval", "-h"], ["eval", "--order", "-1", "x"], ["eval", "--order", "1001", "x"],
-     ["eval", "--format", "XML", "x"], ["eval", "--bogus", "x"], ["eval", "--grad=1", "x"],
-     ["eval", "--at", "x", "x"], ["eval", "--wrt", "2x", "x"], ["eval", "x", "--order"],
-     ["plot", "x", "-o", "f.dot"], ["--version"], ["eval"], []],
-)
-def test_the_fast_parser_leaves_the_rest_to_typer(argv):
-    assert cli.fast_eval_args(argv, stdin_is_terminal=True) is None
-
-
-def test_a_bare_gradcli_reads_a_pipe():
-    assert cli.fast_eval_args([], stdin_is_terminal=False)["sources"] == ["-"]
-    assert cli.fast_eval_args(["eval"], stdin_is_terminal=False)["sources"] == ["-"]
+        assert [tuple(i[:2]) for i in next(batches)] == [("d \u00e9\ufffd", 5)]  # U+FFFD
+        assert [item for batch in batches for item in batch] == []
 
 
 def test_colour_rules(monkeypatch):
@@ -737,15 +820,15 @@ def test_colour_rules(monkeypatch):
     monkeypatch.setattr(sys, "stdout", Tty())
     monkeypatch.delenv("NO_COLOR", raising=False)
     monkeypatch.setenv("TERM", "xterm")
-    assert cli.colour_enabled("auto", Tty())
-    assert not cli.colour_enabled("auto", io.StringIO())  # stderr piped
-    assert not cli.colour_enabled("never", Tty())
+    assert colour_enabled("auto", Tty())
+    assert not colour_enabled("auto", io.StringIO())  # stderr piped
+    assert not colour_enabled("never", Tty())
     monkeypatch.setenv("NO_COLOR", "1")
-    assert not cli.colour_enabled("auto", Tty())
-    assert cli.colour_enabled("always", io.StringIO())
+    assert not colour_enabled("auto", Tty())
+    assert colour_enabled("always", io.StringIO())
     monkeypatch.delenv("NO_COLOR")
     monkeypatch.setenv("TERM", "dumb")
-    assert not cli.colour_enabled("auto", Tty())
+    assert not colour_enabled("auto", Tty())
 
 
 def test_plain_gradcli_on_a_terminal_starts_the_repl_and_repl_reads_a_pipe(tmp_path):

@@ -28,6 +28,15 @@ def test_book_code_runs_with_only_its_imports_changed(tmp_path: Path) -> None:
     t = math.tanh(1.0)
     last = float(lines[13].split("variable(")[1].rstrip(")"))
     assert math.isclose(last, -2 * t * (1 - t * t), rel_tol=1e-12)
+    assert lines[-1] == f"graph written to {tmp_path / 'tanh.dot'}"
     dot = (tmp_path / "tanh.dot").read_text()
     assert dot.startswith("digraph g {")
     assert 'label="gx2"' in dot and 'label="x"' in dot and 'label="Tanh"' in dot
+
+
+def test_without_a_folder_it_writes_nothing_into_the_current_one(tmp_path: Path) -> None:
+    proc = subprocess.run([sys.executable, str(EXAMPLE)], capture_output=True, text=True,
+                          timeout=60, check=True, cwd=tmp_path)
+    written = Path(proc.stdout.splitlines()[-1].removeprefix("graph written to "))
+    assert written.read_text().startswith("digraph g {")
+    assert list(tmp_path.iterdir()) == []

@@ -672,7 +672,7 @@ def test_constant_inputs_gradients_not_computed(monkeypatch: pytest.MonkeyPatch)
     made: list[object] = []
     real_init = ops.Pow.__init__
 
-    def spy(self, c=None):  # noqa: ANN001, ANN202
+    def spy(self, c=None):
         made.append(c)
         real_init(self, c)
 
@@ -859,3 +859,35 @@ def test_a_quotients_gradient_is_the_same_with_create_graph_or_without() -> None
         grads.append((x0.grad.data, x1.grad.data))
     np.testing.assert_array_equal(grads[0][0], grads[1][0])
     np.testing.assert_array_equal(grads[0][1], grads[1][1])
+
+
+def test_repeated_backprop_of_a_power_stops_growing_past_its_degree() -> None:
+    # x^3's derivative graphs grew by 6 nodes per order after the third (the x**0
+    # node's zero times the whole chain of gradients above it), and the
+    # calculator's 150,000-node budget stopped it at order 223; x*x*x reached 1000
+    from gradcli.core.derivatives import graph_size
+
+    x = Variable(np.array(1.0))
+    ds = higher_derivatives(x**3, x, 300, max_nodes=150_000)
+    assert [float(d.data) for d in ds[:5]] == [3.0, 6.0, 6.0, 0.0, 0.0]
+    assert not any(float(d.data) for d in ds[3:])
+    y = x**4 - 2 * x**2
+    sizes = []
+    for _ in range(12):
+        y.backward(create_graph=True)
+        y, x.grad = x.grad, None
+        sizes.append(graph_size(y, 10**6))
+    assert float(y.data) == 0.0
+    assert len(set(sizes[6:])) == 1, sizes  # the same few nodes at every order
+    # and the zero is still x's (DeZero's book loop reads x.grad at every order)
+    assert x.grad is None and y.creator is not None
+
+
+def test_the_zero_derivative_of_x_to_the_0_is_nan_where_the_gradient_is_not_finite() -> None:
+    # 0 * inf is nan: only a finite incoming gradient is left behind
+    for scale, want in ((np.inf, True), (2.0, False)):
+        x = Variable(np.array(3.0))
+        y = x**0 * scale
+        with np.errstate(invalid="ignore"):
+            y.backward(create_graph=True)
+        assert math.isnan(float(x.grad.data)) == want

@@ -139,6 +139,5 @@ def test_no_import_circle_in_the_core() -> None:
 
 
 def test_no_import_circle_in_gradcli() -> None:
-    graph = import_graph()
-    cycle = find_cycle(graph)
+    cycle = find_cycle(import_graph())
     assert cycle is None, " -> ".join(cycle or [])

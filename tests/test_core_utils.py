@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import gradcli.core.functions as F
-from gradcli.core import Function, Variable
+from gradcli.core import Constant, Function, Variable
 from gradcli.core.check import central_difference, within_tolerance
 from gradcli.core.fpe import capture_fp_errors
 from gradcli.core.utils import (
@@ -333,3 +333,24 @@ def test_an_index_past_the_end_is_an_index_error_so_iteration_stops() -> None:
         F.sum(x, axis=3)
     with pytest.raises(IndexError):
         Variable(np.ones((2, 3))).transpose(0, 2)
+
+
+def test_get_dot_graph_labels_constants_by_value_and_powers_by_exponent() -> None:
+    # x**4 and x**2 looked the same, and constants were blank ellipses
+    x = Variable(np.array(2.0), name="x")
+    y = x**4 - 3 * x**2 + 2.0**x
+    text = get_dot_graph(y, verbose=False)
+    fn_labels = re.findall(r'label="([^"]*)", color=lightblue', text)
+    assert sorted(fn_labels) == ["Add", "Mul", "Pow", "Pow\\n** 2", "Pow\\n** 4", "Sub"]
+    var_labels = re.findall(r'label="([^"]*)", color=orange', text)
+    assert "3" in var_labels and "2" in var_labels  # 3 * ..., and the base of 2 ** x
+    assert "x" in var_labels and "= 2" not in text  # a variable's value only with values
+    # verbose: shape and dtype, and the constants keep their values
+    verbose = get_dot_graph(y, verbose=True)
+    assert 'label="() float64\\n= 3"' in verbose and 'label="x: () float64"' in verbose
+    assert "Pow\\n** 4" in verbose
+    # a named constant keeps its name, an array constant shows its elements
+    c = Constant(np.array([0.5, 1.5]), name="c")
+    text = get_dot_graph(F.sum(x * c) + Constant(np.arange(100.0)), verbose=False)
+    assert 'label="c\\n= [0.5, 1.5]"' in text and 'label="[100 values]"' in text
+    assert re.search(r'label="Pow\\n\*\* 0\.5"', get_dot_graph(x**0.5, verbose=False))

@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from gradcli.cli import CLI_WORDS
+from gradcli.cli.words import CLI_WORDS
 from gradcli.session import EvalOptions, Session
 
 PYTHON = sys.executable

@@ -12,7 +12,7 @@ import time
 import numpy as np
 import pytest
 
-from gradcli.cli import CLI_WORDS
+from gradcli.cli.words import CLI_WORDS
 from gradcli.session import EvalOptions, Session
 
 

@@ -51,7 +51,9 @@ def test_order0_dot_is_deterministic_and_counts_its_nodes(session, tmp_path) -> 
     assert len(nodes) == 10
     assert graph(session, EXPR).nodes == 10
     labels = sorted(nodes.values())
-    assert labels.count("Pow") == 2 and "Mul" in labels and "Sub" in labels
+    # the two powers show their exponents, the constant its value
+    assert "Pow\\n** 4" in labels and "Pow\\n** 2" in labels and "2" in labels
+    assert "Mul" in labels and "Sub" in labels
     assert "x" in labels and "y" in labels
     assert lines[0].startswith("graph: 10 nodes")
     assert len(lines) == 1  # no large-graph warning
@@ -260,11 +262,22 @@ def test_the_result_is_labelled_y_or_out_and_every_other_node_as_dezero_does() -
     for text, order, result in (("x^2", 0, "y"), ("x^2", 1, "dy/dx"), ("x*y", 0, "out"),
                                 ("x*y", 2, "d2out/dx2"), ("3", 0, "y")):
         g = graph(s, text, order=order, wrt="x" if order else None)
-        labels = list(nodes_of(g.dot).values())
+        # a result that is a constant (x*y's second derivative, 3) shows its value too
+        labels = [lab.split("\\n= ")[0] for lab in nodes_of(g.dot).values()]
         assert labels.count(result) == 1, (text, order)
-        # the other variable nodes: x, y as named, constants blank
+        # the other variable nodes: x, y as named, intermediates blank, constants
+        # by their values
         names = {lab for lab in labels if not lab[:1].isupper()} - {result}
-        assert names <= {"x", "y", ""}, (text, order, names)
+        assert {n for n in names if not _is_number(n)} <= {"x", "y", ""}, (text, order, names)
+        assert ("2" in names) == (text == "x^2" and order == 1)  # 2 * x ** 1
+
+
+def _is_number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
 
 
 def test_a_derivative_written_in_the_expression_is_drawn_by_its_variable_itself(session):

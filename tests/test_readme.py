@@ -1,4 +1,4 @@
-"""Every `console` example in README.md runs, and prints what the README shows.
+"""Every `console` example in README.md and docs/*.md runs, and prints what it shows.
 
 A `console` block holds commands (`$ gradcli ...`), each followed by the
 output it prints: standard output and standard error through one pipe, as
@@ -19,12 +19,14 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 README = ROOT / "README.md"
+DOCS = ROOT / "docs"
+PAGES = [README, *sorted(DOCS.glob("*.md"))]
 BLOCK = re.compile(r"^```console\n(.*?)^```", re.MULTILINE | re.DOTALL)
 
 
-def examples() -> list[tuple[str, list[str]]]:
+def examples(page: Path) -> list[tuple[str, list[str]]]:
     found = []
-    for block in BLOCK.findall(README.read_text(encoding="utf-8")):
+    for block in BLOCK.findall(page.read_text(encoding="utf-8")):
         command, output = None, []
         for line in block.splitlines():
             if line.startswith("$ "):
@@ -32,20 +34,50 @@ def examples() -> list[tuple[str, list[str]]]:
                     found.append((command, output))
                 command, output = line[2:], []
             else:
-                assert command is not None, f"output before any command: {line!r}"
+                assert command is not None, f"{page.name}: output before any command: {line!r}"
                 output.append(line)
         if command is not None:
             found.append((command, output))
     return found
 
 
-EXAMPLES = examples()
+EXAMPLES = [(page.relative_to(ROOT).as_posix(), command, output)
+            for page in PAGES for command, output in examples(page)]
 
 
-def test_the_readme_has_examples_and_each_runs_gradcli():
-    assert len(EXAMPLES) >= 20
-    for command, _ in EXAMPLES:
-        assert command.startswith("gradcli "), command
+def _text(page: str) -> str:
+    """PAGE's text with its line breaks and runs of spaces made single spaces."""
+    return " ".join((ROOT / page).read_text(encoding="utf-8").split())
+
+
+def test_the_readme_and_docs_have_examples_and_each_runs_gradcli():
+    # a floor, so that examples cannot vanish unnoticed: raise it when adding some
+    assert len(EXAMPLES) >= 31
+    assert {page for page, _, _ in EXAMPLES} >= {
+        "README.md", "docs/language.md", "docs/cli.md", "docs/repl.md"}
+    for page, command, _ in EXAMPLES:
+        assert command.startswith(("gradcli ", "printf ")), f"{page}: {command}"
+        assert "gradcli " in command, f"{page}: {command}"
+
+
+def test_the_readme_links_every_page_of_the_docs():
+    readme = README.read_text(encoding="utf-8")
+    for page in sorted(DOCS.glob("*.md")):
+        assert f"(docs/{page.name})" in readme, page.name
+
+
+def test_every_relative_link_of_the_readme_and_docs_names_a_file_there():
+    link = re.compile(r"\]\(([^)#\s]+)(?:#[^)]*)?\)")
+    for page in PAGES:
+        for target in link.findall(page.read_text(encoding="utf-8")):
+            if "://" in target:
+                continue
+            assert (page.parent / target).exists(), f"{page.name}: {target}"
+
+
+def test_no_page_cites_a_spec_outside_the_repository():
+    for page in PAGES:
+        assert "SPEC.md" not in page.read_text(encoding="utf-8"), page.name
 
 
 def test_the_readme_starts_with_install_and_test_commands():
@@ -65,15 +97,15 @@ def _run(command: str) -> str:
 @pytest.fixture(scope="module")
 def outputs() -> dict[str, str]:
     """Every example's output, run concurrently (start-up dominates each)."""
-    commands = sorted({command for command, _ in EXAMPLES})
+    commands = sorted({command for _, command, _ in EXAMPLES})
     with ThreadPoolExecutor(max_workers=min(8, len(commands))) as pool:
         return dict(zip(commands, pool.map(_run, commands)))
 
 
-@pytest.mark.parametrize(("command", "expected"), EXAMPLES,
-                         ids=[c[:60] for c, _ in EXAMPLES])
-def test_readme_example(command, expected, outputs):
-    assert outputs[command].splitlines() == expected
+@pytest.mark.parametrize(("page", "command", "expected"), EXAMPLES,
+                         ids=[f"{p}:{c[:60]}" for p, c, _ in EXAMPLES])
+def test_readme_example(page, command, expected, outputs):
+    assert outputs[command].splitlines() == expected, page
 
 
 def _plot_nodes(expr: str, at: str, order: int, tmp_path: Path) -> str:
@@ -86,11 +118,10 @@ def _plot_nodes(expr: str, at: str, order: int, tmp_path: Path) -> str:
     return found.group(1)
 
 
-def test_the_graph_sizes_the_readme_states_are_what_plot_counts(tmp_path: Path) -> None:
-    text = " ".join(README.read_text(encoding="utf-8").split())
+def test_the_graph_sizes_the_docs_state_are_what_plot_counts(tmp_path: Path) -> None:
     stated = re.search(r"it has (\d+) nodes at order 0, ([\d,]+) at order 4 and "
-                       r"([\d,]+) at order 7", text)
-    assert stated, "README's backprop graph sizes are gone"
+                       r"([\d,]+) at order 7", _text("docs/derivatives.md"))
+    assert stated, "docs/derivatives.md's backprop graph sizes are gone"
     for order, count in zip((0, 4, 7), stated.groups()):
         assert _plot_nodes("exp(sin(x))*log(1+x**2)", "x=0.7", order, tmp_path) == count
     # the REPL session's `:plot 2 f(x) graph.png`, with f(x) = x**4 - 2*x**2 at x = 2
@@ -101,13 +132,12 @@ def test_the_graph_sizes_the_readme_states_are_what_plot_counts(tmp_path: Path) 
         assert _plot_nodes("x**4 - 2*x**2", "x=2", 2, tmp_path) == shown.group(1)
 
 
-def test_the_summary_of_a_large_array_the_readme_shows_is_what_a_terminal_gets():
+def test_the_summary_of_a_large_array_the_docs_show_is_what_a_terminal_gets():
     # README showed `[0, 1e-05, 2e-05, ..., 1]`, where three numbers end it
     import numpy as np
 
     from gradcli.render.numbers import format_summary
 
-    text = " ".join(README.read_text(encoding="utf-8").split())
-    shown = re.search(r"`(\[0, 1e-05, [^`]*\] \(100001 values\))`", text)
+    shown = re.search(r"`(\[0, 1e-05, [^`]*\] \(100001 values\))`", _text("docs/cli.md"))
     assert shown is not None
     assert shown.group(1) == format_summary(np.linspace(0, 1, 100001))

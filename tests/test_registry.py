@@ -157,7 +157,7 @@ def test_value_matches_sympy(name: str, data: st.DataObject) -> None:
 # --- first and second derivatives against central differences -------------------------
 
 
-def _numpy_f(name: str):  # noqa: ANN202
+def _numpy_f(name: str):
     call = REGISTRY[name].call
     return lambda arr: call(Variable(np.asarray(arr, dtype=np.float64))).data
 

@@ -37,10 +37,10 @@ def test_plot_file_names_are_read_as_a_shell_reads_one_word(tmp_path) -> None:
                  ":plot x^2 a\x1bb.dot\n:plot x^2 a\x00b.dot\n:plot x^2 a\nb.dot\n"
                  ':plot x^2 "my graph.dot"\n', tmp_path)
     errors = done.stderr.splitlines()
-    assert errors[0] == "error: a quote in the file name is never closed (line 2)"
-    assert errors[1].startswith("error: give one FILE; quote a name with spaces")
-    assert errors[2] == "error: the file name holds a control character (\\x1b) (line 4)"
-    assert errors[3] == "error: the file name holds a control character (\\x00) (line 5)"
+    assert errors[0] == "error: the file name has a quote that is never closed (line 2)"
+    assert errors[1] == "error: unexpected character '\"' (line 3, column 11)"
+    assert errors[4].startswith("error: the file name has a control character, \\x1b,")
+    assert errors[5].startswith("error: the file name has a control character, \\x00,")
     assert "\x1b" not in done.stderr and "\x00" not in done.stderr
     assert "internal error" not in done.stderr
     assert (tmp_path / "my graph.dot").exists()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from gradcli.cli import CLI_WORDS
+from gradcli.cli.words import CLI_WORDS
 from gradcli.lang.evaluate import MAX_STEPS
 from gradcli.session import EvalOptions, Session
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 
 def main() -> None:
-    from gradcli.cli import run
+    from gradcli.cli.main import main as cli_main
 
-    run()
+    cli_main()
 
 
 if __name__ == "__main__":

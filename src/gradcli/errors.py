@@ -28,6 +28,7 @@ NEUTRAL_WORDS: dict[str, str] = {
     "series": "the series",
     "check": "the check",
     "grad": "the gradient",
+    "numbers": "",
 }
 """How a hint reads where no shell words it (a library caller's view)."""
 

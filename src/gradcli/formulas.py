@@ -46,7 +46,6 @@ def applies(session: Session, node: Any, options: EvalOptions) -> bool:
     """Whether the statement's answer is a formula: it asks for a derivative by
     a variable with no value. For a gradient every variable must have none (a
     gradient half in numbers is no answer); --check and --series want numbers."""
-    from .variables import default_wrt  # noqa: PLC0415
 
     if options.check or options.series is not None:
         return False
@@ -57,12 +56,23 @@ def applies(session: Session, node: Any, options: EvalOptions) -> bool:
     if options.grad:
         return _all_unbound(session, node)
     if options.order:
-        try:
-            wrt = options.wrt or default_wrt(session, node)
-        except UsageError:
-            return False  # several variables: said as without formulas
+        wrt = formula_wrt(session, node, options)
         return wrt is not None and wrt in unbound(session, node)
     return differentiates(node) and bool(unbound(session, node))
+
+
+def formula_wrt(session: Session, node: Any, options: EvalOptions) -> str | None:
+    """The variable of --order's formulas: --wrt, or the only variable; None
+    where there are several (a*x^2 with a bound needs --wrt x: with x + nosuch
+    and x bound, the name without a value is a typo far more often)."""
+    from .variables import default_wrt  # noqa: PLC0415
+
+    if options.wrt is not None:
+        return options.wrt
+    try:
+        return default_wrt(session, node)
+    except UsageError:
+        return None
 
 
 def _all_unbound(session: Session, node: Any) -> bool:
@@ -87,7 +97,7 @@ def formula_of(session: Session, node: Any) -> Any:
 def evaluate_formulas(session: Session, node: Any, options: EvalOptions, res: Result) -> None:
     """Fill ``res`` with the formulas the statement asks for (see the module)."""
     from .formula import derivatives, diff  # noqa: PLC0415
-    from .variables import default_wrt, order_limit  # noqa: PLC0415
+    from .variables import order_limit  # noqa: PLC0415
 
     order_limit("order", options.order)
     res.kind = "formula"
@@ -106,7 +116,7 @@ def evaluate_formulas(session: Session, node: Any, options: EvalOptions, res: Re
     if options.grad:
         res.gradient_formulas = {n: diff(f, n) for n in unbound(session, node)}
     if options.order:
-        wrt = options.wrt or default_wrt(session, node)
+        wrt = formula_wrt(session, node, options)
         res.wrt = wrt
         res.formulas = [f, *derivatives(f, wrt, options.order)]
 
@@ -122,12 +132,19 @@ def add_formulas(session: Session, node: Any, options: EvalOptions, res: Result)
     if res.gradient is not None:
         for name in res.gradient:
             values.pop(name, None)
-    f = from_ast(node, session.functions, values)
-    res.formulas = [f]
-    if res.wrt is not None and options.order:
-        res.formulas = [f, *derivatives(f, res.wrt, options.order)]
-    if res.gradient is not None:
-        res.gradient_formulas = {n: diff(f, n) for n in res.gradient}
+    from .errors import GradcliError  # noqa: PLC0415
+
+    try:
+        f = from_ast(node, session.functions, values)
+        formulas = [f]
+        if res.wrt is not None and options.order:
+            formulas = [f, *derivatives(f, res.wrt, options.order)]
+        gradient = {n: diff(f, n) for n in res.gradient} if res.gradient is not None else None
+    except GradcliError as err:  # the numbers stand; only the formulas are missing
+        why = err.message.split("; ask for numbers")[0]
+        session.warn(f"no formulas beside the numbers: {why}")
+        return
+    res.formulas, res.gradient_formulas = formulas, gradient
 
 
 def prime_formula(session: Session, name: str, order: int) -> str | None:
@@ -144,9 +161,15 @@ def prime_formula(session: Session, name: str, order: int) -> str | None:
         param = "x"
     else:
         return None
+    from .errors import GradcliError  # noqa: PLC0415
+
     values = {k: v for k, v in _values(session).items() if k != param}
     call = ast.Call(func=name, args=(ast.Name(id=param, line=0, column=0),), line=0, column=0)
-    f = diff(from_ast(call, session.functions, values), param, order)
+    try:
+        f = diff(from_ast(call, session.functions, values), param, order)
+    except GradcliError as err:  # of the line as a whole: no column inside the body
+        err.line = err.column = None
+        raise err.reword(session.words) from None
     return f"{name}{chr(39) * order}({param}) = {plain(f)}"
 
 

@@ -6,6 +6,7 @@ renderers never touch the core or CuPy.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -25,13 +26,14 @@ class CheckEntry(Record, mutable=True):
     ok: bool
     variable: str | None = None  # --grad --check: the partial derivative's variable
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self, plain: Callable[[Any], Any] | None = None) -> dict[str, Any]:
+        conv = plain or to_plain
         head = {} if self.variable is None else {"variable": self.variable}
         return {
             **head,
             "order": self.order,
-            "autodiff": to_plain(self.autodiff),
-            "numerical": to_plain(self.numerical),
+            "autodiff": conv(self.autodiff),
+            "numerical": conv(self.numerical),
             "abs_error": self.abs_error,
             "rel_error": self.rel_error,
             "ok": self.ok,
@@ -72,8 +74,9 @@ class Result(Record, mutable=True):
             return ExitStatus.CHECK_FAILED
         return ExitStatus.OK
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self, plain: Callable[[Any], Any] | None = None) -> dict[str, Any]:
         """The JSON object of SPEC section 2 (non-finite numbers still floats)."""
+        conv = plain or to_plain
         out: dict[str, Any] = {"input": self.input}
         if self.error is not None:
             err: dict[str, Any] = {"kind": self.error.kind, "message": self.error.message}
@@ -84,25 +87,25 @@ class Result(Record, mutable=True):
             return out
         if self.kind == "formula":
             return {**out, **self.formula_dict()}
-        out["at"] = {k: to_plain(v) for k, v in self.at.items()}
+        out["at"] = {k: conv(v) for k, v in self.at.items()}
         if self.kind == "define":
             out["defined"] = self.name
             return out
         if self.wrt is not None:
             out["wrt"] = self.wrt
         out["value"] = (
-            {k: to_plain(v) for k, v in self.value.items()}
+            {k: conv(v) for k, v in self.value.items()}
             if isinstance(self.value, dict)
-            else to_plain(self.value)
+            else conv(self.value)
         )
         if self.derivatives:
-            out["derivatives"] = [to_plain(d) for d in self.derivatives]
+            out["derivatives"] = [conv(d) for d in self.derivatives]
         if self.gradient is not None:
-            out["gradient"] = {k: to_plain(v) for k, v in self.gradient.items()}
+            out["gradient"] = {k: conv(v) for k, v in self.gradient.items()}
         if self.check is not None:
-            out["check"] = [c.to_dict() for c in self.check]
+            out["check"] = [c.to_dict(plain) for c in self.check]
         if self.series is not None:
-            out["series"] = [to_plain(c) for c in self.series]
+            out["series"] = [conv(c) for c in self.series]
         out.update(self.formula_dict())
         return out
 

@@ -4,7 +4,7 @@
 replace ``from dezero import Variable`` and ``import dezero.functions as F``.
 """
 
-from . import functions, ops  # noqa: F401 - Variable's operators and the built-ins
+from . import backprop, functions, operators  # noqa: F401 - Variable's methods, built-ins
 from .backend import get_array_module, gpu_available
 from .derivatives import grad, higher_derivatives
 from .graph import (

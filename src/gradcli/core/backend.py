@@ -21,7 +21,7 @@ def _load_cupy() -> types.ModuleType:
     global _cupy
     if _cupy is None:
         try:
-            import cupy  # noqa: PLC0415 - deliberately lazy
+            import cupy  # lazily: seconds to import, and it fails without CUDA
         except Exception as exc:  # ImportError, or a CUDA library that fails to load
             raise DeviceError(
                 "GPU asked for but CuPy is not available "

@@ -3,7 +3,10 @@
 The text is deterministic: nodes are numbered in the order a walk from the
 output meets them (by generation, as backward visits them), never by ``id()``,
 so the same formula always gives the same bytes. Function nodes carry their
-class name (``Add``, ``Sin``) and variable nodes their name, as DeZero draws.
+class name (``Add``, ``Sin``) and variable nodes their name, as DeZero draws;
+for a reader who did not write the graph, constants also show their value and
+a power its exponent (``x**4`` and ``x**2`` look different). ``verbose`` adds
+each variable's shape and dtype, ``values`` every variable's value.
 """
 
 from __future__ import annotations
@@ -16,7 +19,8 @@ import numpy as np
 
 from ..errors import ToolMissingError
 from .backend import as_numpy
-from .graph import Function, Variable
+from .graph import Constant, Function, Variable
+from .ops import Pow
 
 
 def _fmt_value(data: Any) -> str:
@@ -38,8 +42,21 @@ def _var_label(v: Variable, verbose: bool, values: bool) -> str:
     if verbose and v.data is not None:
         head = f"{parts[0]}: " if parts[0] else ""
         parts = [f"{head}{v.shape} {v.dtype}"]
-    if values and v.data is not None:
-        parts.append(f"= {_fmt_value(v.data)}")
+    if (values or type(v) is Constant) and v.data is not None:
+        value = _fmt_value(v.data)
+        parts.append(f"= {value}" if parts[0] else value)
+    return _join(parts)
+
+
+def _func_label(f: Function) -> str:
+    parts = [type(f).__name__]
+    c = getattr(f, "c", None) if isinstance(f, Pow) else None
+    if c is not None:  # x ** c; a Variable exponent is an input of its own
+        parts.append(f"** {_fmt_value(c)}")
+    return _join(parts)
+
+
+def _join(parts: list[str]) -> str:
     # Each part is escaped on its own: the joint is DOT's own line break.
     return "\\n".join(_escape(p) for p in parts if p)
 
@@ -80,7 +97,7 @@ def get_dot_graph(output: Variable, verbose: bool = True, values: bool = False) 
         lines.append(f'{vid[id(v)]} [label="{label}", color=orange, style=filled]')
     for f in funcs:
         lines.append(
-            f'{fid[id(f)]} [label="{type(f).__name__}", color=lightblue, style=filled, shape=box]'
+            f'{fid[id(f)]} [label="{_func_label(f)}", color=lightblue, style=filled, shape=box]'
         )
         for x in f.inputs:
             lines.append(f"{vid[id(x)]} -> {fid[id(f)]}")
@@ -104,7 +121,7 @@ def render_dot(dot_text: str, to_file: str) -> None:
         with open(to_file, "w", encoding="utf-8") as fh:
             fh.write(dot_text)
         return
-    import graphviz  # noqa: PLC0415 - only rendering needs it
+    import graphviz  # only rendering needs it
 
     try:
         data = graphviz.Source(dot_text).pipe(format=ext)

@@ -2,25 +2,23 @@
 
 NumPy reports ``log(-1)`` or ``1/0`` as a RuntimeWarning that names a ufunc,
 not the user's operation. Inside ``capture_fp_errors`` NumPy calls back on
-each error instead; the callback finds the operation being computed (the
-Function whose ``forward`` or ``backward`` is on the stack, or a frame that
-names one in a local ``fpe_op``) and records one message per operation and
-kind. The hot path pays nothing: the stack is only inspected when an error
-has happened.
+each error instead; the callback asks running.py which operation is being
+computed (as the code that runs it named it) and records one message per
+operation and kind.
 """
 
 from __future__ import annotations
 
 import contextlib
 import functools
-import sys
 import threading
 from collections.abc import Iterator
+from typing import Any
 
 import numpy as np
 
-from .graph import Function
 from .registry import REGISTRY
+from .running import current
 
 NAN_RESULT = "the result is nan"
 INF_RESULT = "the result is infinite"
@@ -59,8 +57,9 @@ def _total(op: str) -> bool:
     if entry is None or entry.kind != "elementwise" or entry.min_args != 1:
         return False
     with np.errstate(all="ignore"):
-        values = entry.call(np.array(_PROBES))
-    values = np.asarray(getattr(values, "data", values), dtype=float)
+        # the forward alone: no Function call, which would name itself as running
+        values = entry.function().forward(np.array(_PROBES))
+    values = np.asarray(values, dtype=float)
     return not bool(np.isnan(values).any())
 
 
@@ -78,51 +77,19 @@ def _invalid(op: str, derivative: bool) -> str:
     return _DESCRIPTIONS["invalid"]
 
 
-def op_label(func: Function) -> str:
+def op_label(func: Any) -> str:
+    """How a warning names a Function: its operator in quotes ('/'), or its name."""
     name = type(func).op_name or type(func).__name__.lower()
     return f"'{name}'" if not name[0].isalpha() else name
 
 
-_BACKWARD = {"backward", "_backward", "_backward_data"}  # the methods that differentiate
-
-
 def _current_op() -> tuple[str, bool]:
-    """(operation, whether a derivative of it was being computed).
-
-    The operation is the outermost Function on the stack inside the innermost
-    frame that names an operation (``fpe_op``), or that name; but the user
-    wrote neither the operations a derivative is made of nor those a built-in
-    is made of: inside a Function's backward that Function is the operation
-    (asin's derivative failing in its ``**`` is asin's warning), and a
-    built-in such as linspace or mean (a frame naming itself ``fpe_builtin``)
-    is its own. A derivative is being computed in a Function's backward and
-    in a frame that says so (``fpe_derivative``: Taylor mode's replay).
-    """
-    frame = sys._getframe(2)
-    label = found = None
-    derivative = False
-    while frame is not None:
-        local = frame.f_locals
-        builtin = local.get("fpe_builtin")
-        if isinstance(builtin, str):
-            return builtin, False
-        owner = local.get("self")
-        if found is None:
-            named = local.get("fpe_op")
-            if isinstance(named, str):
-                found = label or named
-                # a backward naming its own arithmetic (Pow's on arrays) differentiates
-                derivative = derivative or bool(local.get("fpe_derivative")) \
-                    or frame.f_code.co_name in _BACKWARD
-            elif isinstance(owner, Function):
-                label = op_label(owner)
-                derivative = frame.f_code.co_name in _BACKWARD
-        elif isinstance(owner, Function) and frame.f_code.co_name in _BACKWARD:
-            # the operations a derivative is made of ('*' of sqrt's) are not the
-            # user's: the Function being differentiated is
-            return op_label(owner), True
-        frame = frame.f_back
-    return found or label or "arithmetic", derivative
+    """(the operation computing now, whether a derivative of it), as running.py
+    has it named."""
+    what, derivative = current()
+    if what is None:
+        return "arithmetic", False
+    return (what if isinstance(what, str) else op_label(what)), derivative
 
 
 @contextlib.contextmanager

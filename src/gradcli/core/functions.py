@@ -18,44 +18,47 @@ from ..errors import MathError
 from .backend import get_array_module
 from .graph import Constant, Function, Variable, as_variable
 from .ops import (
-    MAX_ELEMENTS,
     Add,
-    BroadcastTo,
     Div,
+    Mul,
+    Neg,
+    Pow,
+    Sub,
+    add,
+    div,
+    mean,
+    mul,
+    neg,
+    one_minus_square,
+    pow,
+    square,
+    sub,
+)
+from .registry import REGISTRY, Builtin, NamedConstant, elementwise, lookup, register
+from .running import builtin
+from .shapes import (
+    MAX_ELEMENTS,
+    BroadcastTo,
     GetItem,
     GetItemGrad,
     MatMul,
     Max,
     Min,
-    Mul,
-    Neg,
-    Pow,
     Reshape,
-    Sub,
     Sum,
     SumTo,
     Transpose,
-    add,
     broadcast_to,
     check_size,
-    div,
     get_item,
     matmul,
     max,
-    mean,
     min,
-    mul,
-    neg,
-    one_minus_square,
-    pow,
     reshape,
-    square,
-    sub,
     sum,
     sum_to,
     transpose,
 )
-from .registry import REGISTRY, Builtin, NamedConstant, elementwise, lookup, register
 from .taylor import elementary as _taylor
 
 
@@ -283,8 +286,8 @@ def linspace(a: Any, b: Any, n: Any) -> Variable:
     check_size((count,), "linspace")
     xp = get_array_module(a.data)
     t = Constant(xp.linspace(0.0, 1.0, count, dtype=_dtype_of(a, b)))
-    fpe_builtin = "linspace"  # noqa: F841 - read by fpe.py: linspace(0, inf, 3) warns as linspace
-    return a + (b - a) * t
+    with builtin("linspace"):  # linspace(0, inf, 3) warns as linspace, not as '*'
+        return a + (b - a) * t
 
 
 def arange(*args: Any) -> Variable:

@@ -1,24 +1,18 @@
-"""Variables, Functions and backprop: the heart of the DeZero-style engine.
+"""Variables and Functions: the nodes of the DeZero-style engine, and the one
+place that links a Function's output into the graph.
 
 The names and behaviour follow DeZero (steps 1-40 of "Deep Learning from
-Scratch 3") so that code written against it runs unchanged. Where DeZero is
-slow or fragile the mechanics differ, not the interface:
-
-* backward pops functions from a heap keyed by generation instead of
-  re-sorting a list on every insert, and pauses the cyclic garbage collector,
-  which otherwise rescans the growing graph many times during a long backward;
-* nothing walks the graph recursively, so chains of any length work;
-* operands that are not Variables become ``Constant`` leaves, whose gradients
-  are never computed (a derivative of ``2 ** x`` never evaluates ``log`` of a
-  base the user cannot differentiate by).
+Scratch 3") so that code written against it runs unchanged. This module is
+the bottom of the core: the modules above it give ``Variable`` its methods
+(backprop.py ``backward``, operators.py the operators and shape methods).
+Operands that are not Variables become ``Constant`` leaves, whose gradients
+are never computed (a derivative of ``2 ** x`` never evaluates ``log`` of a
+base the user cannot differentiate by).
 """
 
 from __future__ import annotations
 
 import contextlib
-import gc
-import heapq
-import itertools
 import weakref
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
@@ -26,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from .backend import as_cupy, as_numpy, get_array_module
+from .running import NOW
 
 
 class Config:
@@ -121,26 +116,6 @@ class Variable:
         if self.data is not None:
             self.data = as_cupy(self.data)
 
-    def backward(self, retain_grad: bool = False, create_graph: bool = False) -> None:
-        if self.grad is None:
-            xp = get_array_module(self.data)
-            self.grad = Variable(xp.ones_like(self.data))
-        if self.creator is None:
-            return
-        gc_was_enabled = gc.isenabled()
-        gc.disable()
-        old_backprop = Config.enable_backprop
-        Config.enable_backprop = create_graph
-        try:
-            if create_graph:
-                _backward_graph(self, retain_grad)
-            else:
-                _backward_data(self, retain_grad)
-        finally:
-            Config.enable_backprop = old_backprop
-            if gc_was_enabled:
-                gc.enable()
-
     def unchain_backward(self) -> None:
         if self.creator is None:
             return
@@ -154,7 +129,8 @@ class Variable:
                     stack.append(x.creator)
                     x.unchain()
 
-    if TYPE_CHECKING:  # set on the class by ops.py, which sits above this module
+    if TYPE_CHECKING:  # set on the class by backprop.py and operators.py, above this module
+        def backward(self, retain_grad: bool = False, create_graph: bool = False) -> None: ...
         def reshape(self, *shape: Any) -> Variable: ...
         def transpose(self, *axes: Any) -> Variable: ...
         @property
@@ -211,6 +187,66 @@ def _as_constant(obj: Any) -> Variable:
     return Constant(obj)
 
 
+_new = object.__new__
+_ref = weakref.ref
+_ndarray = np.ndarray
+_generic = np.generic
+_asarray = np.asarray
+
+def _array_out() -> Any:
+    """``out=...`` makes a ufunc return a 0-d array rather than a scalar (NumPy >= 2.3;
+    a Function's output is an array, and wrapping a scalar costs a third of a
+    scalar sin); on older NumPy ``_link`` wraps the scalar instead."""
+    try:
+        np.add(np.zeros(()), np.zeros(()), out=...)
+    except TypeError:
+        return None
+    return ...
+
+
+_OUT = _array_out()
+
+_const_tables: dict[Any, dict[Any, Constant]] = {}
+_F64 = np.dtype(np.float64)
+_f64_consts: dict[Any, Constant] = _const_tables.setdefault(_F64, {})
+
+
+def _operand(c: Any, like: Variable) -> Any:
+    """Wrap a non-Variable operand, keeping a float Variable's dtype (NEP 50).
+
+    Python numbers become shared read-only Constants: a chain that adds 0.001
+    a thousand times makes one array, not a thousand. (Zero is not shared: 0.0
+    and -0.0 are equal as keys but not as operands.)
+    """
+    tc = type(c)
+    if tc is float or tc is int:
+        data = like.data
+        if type(data) is _ndarray and c:
+            dt = data.dtype
+            if dt is _F64:
+                table = _f64_consts
+            else:
+                table = _const_tables.get(dt)  # type: ignore[assignment]
+                if table is None:
+                    if dt.kind != "f":
+                        return Constant(np.asarray(c))
+                    table = _const_tables[dt] = {}
+            const = table.get(c)
+            if const is None:
+                if len(table) > 1024:
+                    table.clear()
+                arr = np.array(c, dtype=dt)
+                arr.flags.writeable = False
+                const = table[c] = Constant(arr)
+            return const
+    elif isinstance(c, Variable):
+        return c
+    xp = get_array_module(like.data)
+    if isinstance(c, (int, float)) and like.data.dtype.kind == "f":
+        return Constant(xp.asarray(c, dtype=like.data.dtype))
+    return Constant(xp.asarray(c))
+
+
 class Function:
     __slots__ = ("inputs", "outputs", "generation", "_visit", "__weakref__", "__dict__")
     op_name: str | None = None
@@ -223,7 +259,12 @@ class Function:
         if len(inputs) == 1:
             return _call1(self, inputs[0])
         xs = [x if isinstance(x, Variable) else _as_constant(x) for x in inputs]
-        ys = self.forward(*[x.data for x in xs])
+        outer = NOW.op
+        NOW.op = self
+        try:
+            ys = self.forward(*[x.data for x in xs])
+        finally:
+            NOW.op = outer
         gen = max([x.generation for x in xs], default=0)
         if type(ys) is not tuple:
             return _link(self, xs, ys, gen)
@@ -235,13 +276,6 @@ class Function:
     def backward(self, *gys: Any) -> Any:
         raise NotImplementedError()
 
-
-_new = object.__new__
-_ref = weakref.ref
-_ndarray = np.ndarray
-_generic = np.generic
-_asarray = np.asarray
-_epoch = itertools.count(1).__next__
 
 
 def _link(f: Function, inputs: list[Variable], y: Any, gen: int) -> Variable:
@@ -288,237 +322,11 @@ def _call1(f: Function, x: Any) -> Variable:
     through ``type.__call__``: together a fifth of a scalar sin's time)."""
     if not isinstance(x, Variable):
         x = _as_constant(x)
-    ys = f.forward(x.data)
+    NOW.op = f  # forwards do not nest: no outer one to restore
+    try:
+        ys = f.forward(x.data)
+    finally:
+        NOW.op = None
     if type(ys) is not tuple:
         return _link(f, [x], ys, x.generation)
     return _link_all(f, [x], ys, x.generation)
-
-
-def _variable(data: Any) -> Variable:
-    """A Variable of an array (or a NumPy scalar) without __init__'s checks."""
-    v = _new(Variable)
-    v.data = data if type(data) is np.ndarray else _to_array(data)
-    v.name = None
-    v.grad = None
-    v.creator = None
-    v.generation = 0
-    return v
-
-
-def _first_visit(f: Function, epoch: int) -> bool:
-    """Mark ``f`` seen in this backward pass; True the first time."""
-    try:
-        if f._visit == epoch:
-            return False
-    except AttributeError:  # a Function linked by hand (set_creator), not by __call__
-        pass
-    f._visit = epoch
-    return True
-
-
-def _zero_data(f: Function, out: Variable | None) -> Any:
-    """The gradient of an output no path reached: zeros of its shape."""
-    data = out.data if out is not None else f.inputs[0].data
-    return get_array_module(data).zeros_like(data)
-
-
-def _backward_graph(y: Variable, retain_grad: bool) -> None:
-    """DeZero's backward on Variables (``create_graph=True``): every gradient is
-    computed by core operations, so it is itself a differentiable graph."""
-    f0 = y.creator
-    epoch = _epoch()
-    _first_visit(f0, epoch)
-    # The counter breaks generation ties in first-seen order and keeps the
-    # heap from ever comparing two Function objects.
-    counter = 1
-    heap: list[tuple[int, int, Function]] = [(-f0.generation, 0, f0)]
-    push, pop = heapq.heappush, heapq.heappop
-    while heap:
-        f = pop(heap)[2]
-        outputs = f.outputs
-        if len(outputs) == 1:
-            out = outputs[0]()
-            gy = out.grad if out is not None else None
-            gxs = f.backward(gy if gy is not None else Variable(_zero_data(f, out)))
-        else:
-            gys = []
-            for ref in outputs:
-                out = ref()
-                gy = out.grad if out is not None else None
-                gys.append(gy if gy is not None else Variable(_zero_data(f, out)))
-            gxs = f.backward(*gys)
-        if type(gxs) is not tuple:
-            gxs = (gxs,)
-        for x, gx in zip(f.inputs, gxs):
-            if gx is None or type(x) is Constant:
-                continue
-            if not isinstance(gx, Variable):
-                gx = Variable(_to_array(gx))
-            if x.grad is None:
-                x.grad = gx
-            else:
-                x.grad = x.grad + gx
-            creator = x.creator
-            if creator is not None and _first_visit(creator, epoch):
-                push(heap, (-creator.generation, counter, creator))
-                counter += 1
-        if not retain_grad:
-            for ref in outputs:
-                out = ref()
-                if out is not None:
-                    out.grad = None
-
-
-_MISSING = object()
-_FAST: dict[type, Any] = {}
-
-
-def _fast_backward_for(cls: type) -> Any:
-    """The array-level backward of ``cls``, or None to call its ``backward``.
-
-    A class gets the fast path only when the class that defines its ``backward``
-    also defines ``_backward_data`` (the same derivative on arrays; the
-    registry's elementwise classes carry theirs). A user's subclass that
-    overrides ``backward`` is always called as written.
-    """
-    fast = None
-    for klass in cls.__mro__:
-        if "backward" in klass.__dict__:
-            fast = klass.__dict__.get("_backward_data")
-            break
-    _FAST[cls] = fast
-    return fast
-
-
-def _call_backward(f: Function, gys: list[Any]) -> tuple[Any, ...]:
-    """Call a Function's own ``backward`` on Variables; array gradients back."""
-    wrapped = []
-    for gy in gys:
-        wrapped.append(_variable(gy))
-    gxs = f.backward(*wrapped)
-    if type(gxs) is not tuple:
-        gxs = (gxs,)
-    out = []
-    for gx in gxs:
-        out.append(gx.data if isinstance(gx, Variable) else gx)
-    return tuple(out)
-
-
-def _backward_data(y: Variable, retain_grad: bool) -> None:
-    """Backward without a graph of the gradient (``create_graph=False``).
-
-    The result is DeZero's, computed with less machinery: while the pass runs,
-    the gradients of intermediate variables are kept as bare arrays (or NumPy
-    scalars) in a dict, built-in functions differentiate on arrays through
-    ``_backward_data``, and only what DeZero leaves visible becomes a Variable:
-    the ``grad`` of each input leaf, and of every variable under ``retain_grad``.
-    Other Functions get Variables and run their ``backward`` as written.
-    """
-    fpe_op = "'+'"  # noqa: F841 - names this frame's own arithmetic in fpe messages
-    f = y.creator
-    epoch = _epoch()
-    _first_visit(f, epoch)
-    grads: dict[Variable, Any] = {y: y.grad.data}  # type: ignore[union-attr]
-    counter = 1
-    heap: list[tuple[int, int, Function]] = []
-    push, pop = heapq.heappush, heapq.heappop
-    fast_for = _FAST.get
-    while True:
-        outputs = f.outputs
-        if len(outputs) == 1:
-            out = outputs[0]()
-            if out is None:
-                gy = _zero_data(f, out)
-            else:
-                gy = grads.pop(out, None)
-                if gy is None:
-                    gy = _zero_data(f, out)
-                out.grad = _variable(gy) if retain_grad else None
-            fast = fast_for(type(f), _MISSING)
-            if fast is _MISSING:
-                fast = _fast_backward_for(type(f))
-            if fast is not None:
-                gxs = fast(f, gy)
-            else:
-                gxs = _call_backward(f, [gy])
-        else:
-            gys = []
-            for ref in outputs:
-                out = ref()
-                gy = None if out is None else grads.pop(out, None)
-                if gy is None:
-                    gy = _zero_data(f, out)
-                if out is not None:
-                    out.grad = _variable(gy) if retain_grad else None
-                gys.append(gy)
-            gxs = _call_backward(f, gys)
-
-        inputs = f.inputs
-        if len(inputs) == 1:
-            if type(gxs) is tuple:
-                gxs = gxs[0]
-            x = inputs[0]
-            if gxs is None or type(x) is Constant:
-                nxt = None
-            else:
-                nxt = x.creator
-                if nxt is None:  # an input leaf: its grad is what the user reads
-                    g = x.grad
-                    x.grad = _variable(gxs if g is None else g.data + gxs)
-                else:
-                    g = grads.get(x)
-                    if g is None:
-                        g = x.grad
-                        grads[x] = gxs if g is None else g.data + gxs
-                    else:
-                        grads[x] = g + gxs
-                    try:
-                        if nxt._visit == epoch:
-                            nxt = None
-                        else:
-                            nxt._visit = epoch
-                    except AttributeError:
-                        nxt._visit = epoch
-            nxt_count = counter
-            counter += 1
-        else:
-            if type(gxs) is not tuple:
-                gxs = (gxs,)
-            nxt = None
-            nxt_count = 0
-            for x, gx in zip(inputs, gxs):
-                if gx is None or type(x) is Constant:
-                    continue
-                c = x.creator
-                if c is None:
-                    g = x.grad
-                    x.grad = _variable(gx if g is None else g.data + gx)
-                    continue
-                g = grads.get(x)
-                if g is None:
-                    g = x.grad
-                    grads[x] = gx if g is None else g.data + gx
-                else:
-                    grads[x] = g + gx
-                try:
-                    if c._visit == epoch:
-                        continue
-                except AttributeError:
-                    pass
-                c._visit = epoch
-                if nxt is None:
-                    nxt, nxt_count = c, counter
-                else:
-                    push(heap, (-c.generation, counter, c))
-                counter += 1
-
-        # A chain needs no heap: when nothing else is pending, the one new
-        # creator is next.
-        if nxt is not None:
-            if not heap:
-                f = nxt
-                continue
-            push(heap, (-nxt.generation, nxt_count, nxt))
-        if not heap:
-            break
-        f = pop(heap)[2]

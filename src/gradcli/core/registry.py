@@ -19,7 +19,7 @@ import numpy as np
 from ..errors import ArityError, UnknownNameError
 from ..record import Record
 from .backend import get_array_module
-from .graph import Function, Variable, _call1, _new
+from .graph import _OUT, Function, Variable, _call1, _new
 
 
 class Builtin(Record):
@@ -128,7 +128,7 @@ def elementwise(
 
         def _forward(self: Function, x: Any) -> Any:
             if type(x) is np.ndarray:
-                return np_func(x)
+                return np_func(x, out=_OUT) if ufunc is not None else np_func(x)
             return getattr(get_array_module(x), xp_name)(x)
     else:
         fwd = forward

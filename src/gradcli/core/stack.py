@@ -7,7 +7,7 @@ from typing import Any
 from ..errors import LimitError, ShapeError
 from .backend import get_array_module
 from .graph import Function, Variable
-from .ops import MAX_DIMS, get_item
+from .shapes import MAX_DIMS, get_item
 
 
 class Stack(Function):

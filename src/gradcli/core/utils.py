@@ -13,7 +13,7 @@ from .check import (
     numerical_grad,
 )
 from .dot import get_dot_graph, plot_dot_graph
-from .ops import sum_to_array
+from .shapes import sum_to_array
 
 
 def sum_to(x: Any, shape: tuple[int, ...]) -> Any:

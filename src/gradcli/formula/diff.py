@@ -10,7 +10,7 @@ the registry differentiates as a formula with nothing more written.
 from __future__ import annotations
 
 from ..core.functions import REGISTRY  # (the module that fills the registry)
-from ..errors import LimitError, MathError
+from ..errors import LimitError, MathError, literal
 from .expr import (
     ADD,
     CALL,
@@ -38,11 +38,15 @@ class FormulaTooLarge(LimitError):
     """A derivative's formula past the size limit; ``order`` and ``size`` say
     which and how large (in characters of its plain text)."""
 
-    def __init__(self, order: int, size: int, limit: int = SIZE_LIMIT) -> None:
-        super().__init__(
-            f"the formula of order {order} has {size} characters (limit {limit}); "
-            "ask for numbers at a point instead"
-        )
+    def __init__(self, order: int | str, size: int = 0, limit: int = SIZE_LIMIT) -> None:
+        if isinstance(order, str):  # copy.copy rebuilds an error from its message
+            super().__init__(order)
+            self.order, self.size, self.limit = 0, size, limit
+            return
+        text = (f"the formula of order {order} has {size} characters (limit {limit}); "
+                "ask for numbers at a point instead")
+        super().__init__(text)
+        self.template = literal(text) + "{numbers}"  # the shell says how to ask
         self.order, self.size, self.limit = order, size, limit
 
 

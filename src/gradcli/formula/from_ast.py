@@ -20,6 +20,7 @@ from ..core.graph import Variable
 from ..core.registry import closest
 from ..errors import GradcliError, LimitError, MathError, UnknownNameError
 from ..lang import ast
+from ..lang.calculus import MAX_ORDER
 from .diff import SIZE_LIMIT, derivatives
 from .expr import Expr, Num, Sym, add, as_expr, from_float, mul, neg, power
 from .rewrite import substitute
@@ -145,6 +146,8 @@ class _Builder:
         v = self.build(node)
         if not isinstance(v, Num) or v.value.denominator != 1 or v.value < 0:
             raise MathError("diff: the order must be a whole number, 0 or more")
+        if v.value > MAX_ORDER:  # the language's limit, as for numbers
+            raise LimitError(f"diff: the order {v.value} is above the limit of {MAX_ORDER}")
         return int(v.value)
 
     def _diff(self, node: ast.Call) -> Expr:
@@ -169,13 +172,18 @@ class _Builder:
 
     def _prime(self, node: ast.Prime) -> Expr:
         definition = self.functions.get(node.func)
-        if definition is None:
+        entry = REGISTRY.get(node.func)
+        if definition is None and (entry is None or entry.kind != "elementwise"):
             raise UnknownNameError(f"unknown function '{node.func}'")
-        if len(definition.params) != 1 or len(node.args) != 1:
+        if len(node.args) != 1 or (definition is not None and len(definition.params) != 1):
             raise MathError(f"{node.func}{chr(39) * node.order} needs a function of one "
                             "variable; write diff(expr, x, n)")
-        param = definition.params[0]
-        body = self._defined(definition, [Sym(param)])
+        if definition is None:  # a built-in: sin'(a)
+            param = "x"
+            body = as_expr(entry.call(Sym(param)))
+        else:
+            param = definition.params[0]
+            body = self._defined(definition, [Sym(param)])
         out = derivatives(body, param, node.order, self.limit)[-1]
         return substitute(out, param, self.build(node.args[0]))
 

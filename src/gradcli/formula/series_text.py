@@ -3,9 +3,9 @@
 The coefficients come as floats (from Taylor mode). One that is a simple
 rational within rounding is written exactly: p/q with q at most
 MAX_DENOMINATOR, or such a rational over k! for the k-th coefficient (the
-1/362880 of sin's x^9). One below NOISE times the largest coefficient is
-rounding noise (cos about pi gives 1.2e-16 for its odd terms) and is left
-out. The expansion point is written as the caller gives it: ``(x - pi)``.
+1/362880 of sin's x^9). One that is no simple rational and below NOISE times
+its larger neighbour is rounding noise (cos about pi gives 1.2e-16 for its
+odd terms) and is left out. The expansion point is written as the caller gives it: ``(x - pi)``.
 The text is gradcli input: pasted back, it evaluates to the polynomial.
 """
 
@@ -56,6 +56,17 @@ def _base(var: str, point: str | float | None) -> str:
     return f"({var} - {text})"
 
 
+def _is_noise(cs: list[float], k: int, noise: float) -> bool:
+    """Whether c_k is rounding noise: far below both its neighbours (cos about
+    pi has -1.2e-16 between -1 and 1/2), and no simple rational. Against the
+    largest coefficient instead, exp's 1/20! and the x of 1e15 + x were lost."""
+    c = cs[k]
+    if not math.isfinite(c) or exact_coefficient(c, k) is not None:
+        return False
+    near = [abs(cs[j]) for j in (k - 1, k + 1) if 0 <= j < len(cs) and math.isfinite(cs[j])]
+    return bool(near) and abs(c) < noise * max(near)
+
+
 def series_text(coefficients: Sequence[float], var: str = "x",
                 point: str | float | None = None,
                 number: Callable[[float], str] | None = None,
@@ -68,12 +79,10 @@ def series_text(coefficients: Sequence[float], var: str = "x",
     """
     write = number or (lambda v: repr(float(v)))
     cs = [float(c) for c in coefficients]
-    finite = [abs(c) for c in cs if math.isfinite(c)]
-    scale = max(finite, default=0.0)
     base = _base(var, point)
     terms: list[tuple[bool, str]] = []  # (negative, text of the magnitude)
     for k, c in enumerate(cs):
-        if c == 0 or (math.isfinite(c) and abs(c) < noise * scale):
+        if c == 0 or _is_noise(cs, k, noise):
             continue
         power = "" if k == 0 else (base if k == 1 else f"{base}^{k}")
         exact = exact_coefficient(c, k)

@@ -76,3 +76,18 @@ def innermost_open(text: str, end: int | None = None) -> str | None:
     """The innermost bracket still open at ``end``, if any."""
     stack = open_brackets(text, end)
     return stack[-1][1] if stack else None
+
+
+def summary(line: str) -> tuple[int, int]:
+    """``(drop, rise)`` of one line (the stdin reader's question): walking it,
+    the depth first falls ``drop`` below where it started, then ends ``rise``
+    above that lowest point. The line closes min(drop, depth) brackets open
+    before it and leaves ``rise`` of its own open."""
+    depth = low = 0
+    for _, char in marks(line):
+        if char in OPENING:
+            depth += 1
+        elif char in CLOSING:
+            depth -= 1
+            low = min(low, depth)
+    return -low, depth - low

@@ -35,7 +35,7 @@ import numpy as np
 from ..results import Result
 from .numbers import CHUNK, _texts, format_value
 from .plain import RenderOptions
-from .sweep import flat, point_shape
+from .sweep import flat, point_errors, point_shape
 
 CHECK_FIELDS = ("autodiff", "numerical", "abs_error", "rel_error", "ok")
 
@@ -138,8 +138,8 @@ def sweep_rows(res: Result, opts: RenderOptions, columns: list[str],
         prefix = f"check{entry.order}_"
         arrays[prefix + "autodiff"] = entry.autodiff
         arrays[prefix + "numerical"] = entry.numerical
-        constant[prefix + "abs_error"] = format_value(entry.abs_error)
-        constant[prefix + "rel_error"] = format_value(entry.rel_error)
+        # each point's own errors, not the worst of all
+        arrays[prefix + "abs_error"], arrays[prefix + "rel_error"] = point_errors(entry)
         constant[prefix + "ok"] = "true" if entry.ok else "false"
     size = int(np.prod(shape))
     out = []
@@ -150,9 +150,11 @@ def sweep_rows(res: Result, opts: RenderOptions, columns: list[str],
             if col in arrays:
                 cols.append(_point_texts(arrays[col], shape, start, stop))
             elif col == "gradient" and res.gradient is not None:
+                # a partial derivative of the sum (by a scalar) is no point's own
                 parts = [[f"{k}: {t}" for t in _point_texts(g, shape, start, stop)]
-                         for k, g in res.gradient.items()]
-                cols.append(["; ".join(p) for p in zip(*parts)])
+                         for k, g in res.gradient.items() if np.shape(g) == shape]
+                cols.append(["; ".join(p) for p in zip(*parts)] if parts
+                            else [""] * (stop - start))
             else:
                 cols.append([constant.get(col, "")] * (stop - start))
         out.append("".join(",".join(cells) + "\n" for cells in zip(*cols)))
@@ -168,22 +170,67 @@ def _point_texts(a: Any, shape: tuple[int, ...], start: int, stop: int) -> list[
     return _texts(flat(arr.astype(np.float64, copy=False), shape)[start:stop], None)
 
 
+FORMULA_COLUMNS = ["input", "order", "formula", "error"]
+
+
+def formula_rows(res: Result) -> str:
+    """A result in the formula table, ``input,order,formula,error``: a row an
+    order (0..N), or ``d/dx`` a variable of a gradient. A numeric result (a
+    statement after the first) has its numbers in the formula column, a
+    failed one its message under error."""
+    from ..formula import plain  # noqa: PLC0415 - only results with formulas
+
+    if res.error is not None:
+        return format_row([res.input, "", "", res.error.message])
+    if res.kind == "formula":
+        rows = [[res.input, str(k), plain(f), ""] for k, f in enumerate(res.formulas or ())]
+        rows += [[res.input, f"d/d{n}", plain(f), ""]
+                 for n, f in (res.gradient_formulas or {}).items()]
+    elif res.kind in ("grad",):
+        rows = [[res.input, f"d/d{n}", format_value(v), ""] for n, v in res.value.items()]
+    elif res.kind == "define":
+        rows = [[res.input, "", "", ""]]
+    else:
+        values = [res.value, *(res.derivatives or ())]
+        rows = [[res.input, str(k), format_value(v), ""] for k, v in enumerate(values)]
+        rows += [[res.input, f"d/d{n}", format_value(v), ""]
+                 for n, v in (res.gradient or {}).items()]
+    return "".join(format_row(r) for r in rows)
+
+
 class CsvRenderer:
     """Writes the header once, then a row per result (a row per point of a
-    sweep with ``sweep``, the --at names: see render/sweep.py's sweep_names)."""
+    sweep with ``sweep``, the --at names: see render/sweep.py's sweep_names).
+    With ``formulas`` (the first result was a formula) the table is
+    ``input,order,formula``, a row an order."""
 
-    def __init__(self, opts: RenderOptions, sweep: Sequence[str] = ()) -> None:
+    def __init__(self, opts: RenderOptions, sweep: Sequence[str] = (),
+                 formulas: bool = False) -> None:
         self.opts = opts
         self.sweep = list(sweep)
-        self.columns = header(opts, self.sweep)
+        self.formulas = formulas
+        self.columns = FORMULA_COLUMNS if formulas else header(opts, self.sweep)
 
     def header(self) -> str:
         return format_row(self.columns)
 
     def row(self, res: Result) -> str:
+        if self.formulas:
+            return formula_rows(res)
+        if res.kind == "formula":  # after numbers: the formulas in the value columns
+            from ..formula import plain  # noqa: PLC0415
+
+            cells = {"input": res.input, "wrt": res.wrt or "",
+                     "value": plain(res.formulas[0]) if res.formulas else ""}
+            for k, f in enumerate((res.formulas or [])[1:], start=1):
+                cells[f"d{k}"] = plain(f)
+            if res.gradient_formulas is not None:
+                cells["gradient"] = "; ".join(f"{n}: {plain(f)}"
+                                              for n, f in res.gradient_formulas.items())
+            return format_row([cells.get(c, "") for c in self.columns])
         if self.sweep:
             return sweep_rows(res, self.opts, self.columns, self.sweep)
         return format_row(row(res, self.opts, self.columns))
 
 
-__all__ = ["CsvRenderer", "format_row", "header", "row", "sweep_rows"]
+__all__ = ["CsvRenderer", "format_row", "formula_rows", "header", "row", "sweep_rows"]

@@ -60,8 +60,12 @@ def write_graph(g: GraphResult, path: str) -> list[str]:
             f"the graph has {g.nodes} nodes, too many to lay out as {ext} in reasonable "
             f"time (the limit is {RENDER_LIMIT}); write a .dot file instead, or lower --order"
         )
+    from ..atomic import replacing  # noqa: PLC0415
+
     try:
-        render_dot(g.dot, path)
+        # a temporary file renamed into place: a failed write leaves the old file
+        with replacing(path) as tmp:
+            render_dot(g.dot, tmp)
     except OSError as exc:
         reason = exc.strerror or str(exc)
         raise GradcliError(f"cannot write '{path}': {reason}") from None

@@ -16,13 +16,14 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 import numpy as np
 
 from ..results import Result, to_plain
-from .sweep import flat, point_shape
+from .numbers import CHUNK
+from .sweep import flat, point_errors, point_shape
 
 
 def strict(obj: Any) -> Any:
@@ -51,6 +52,81 @@ def render_json(res: Result) -> str:
     return json.dumps(strict(res.to_dict()), allow_nan=False)
 
 
+LARGE = 65536
+"""Numbers in a result past which its JSON is written in pieces."""
+
+
+def json_pieces(res: Result) -> Iterator[str]:
+    """``render_json(res)``, byte for byte, as pieces: a large array is written
+    CHUNK numbers at a time, so ten million numbers never exist as Python
+    floats at once (a list of them takes four times the array's memory)."""
+    if sum(np.size(a) for a in _arrays(res)) <= LARGE:
+        yield render_json(res)
+        return
+    yield from _pieces(res.to_dict(plain=_raw))
+
+
+def _arrays(res: Result) -> Iterator[Any]:
+    yield res.value if not isinstance(res.value, dict) else 0
+    yield from res.derivatives or ()
+    yield from (res.gradient or {}).values()
+    yield from res.series or ()
+    for c in res.check or ():
+        yield c.autodiff
+
+
+def _raw(a: Any) -> Any:
+    arr = np.asarray(a)
+    if arr.ndim == 0 or arr.dtype.kind not in "fb":  # a number, or a kind to_plain words
+        return to_plain(arr)
+    return arr
+
+
+def _pieces(obj: Any) -> Iterator[str]:
+    if isinstance(obj, np.ndarray):
+        yield from _array_pieces(obj)
+    elif isinstance(obj, dict):
+        yield "{"
+        for i, (key, value) in enumerate(obj.items()):
+            yield (", " if i else "") + json.dumps(key) + ": "
+            yield from _pieces(value)
+        yield "}"
+    elif isinstance(obj, list) and any(isinstance(v, (np.ndarray, dict)) for v in obj):
+        yield "["
+        for i, value in enumerate(obj):
+            if i:
+                yield ", "
+            yield from _pieces(value)
+        yield "]"
+    else:
+        yield json.dumps(strict(obj), allow_nan=False)
+
+
+def _array_pieces(a: np.ndarray) -> Iterator[str]:
+    if a.ndim > 1:
+        yield "["
+        for i in range(a.shape[0]):
+            if i:
+                yield ", "
+            yield from _array_pieces(a[i])
+        yield "]"
+        return
+    yield "["
+    for start in range(0, a.size, CHUNK):
+        part = a[start : start + CHUNK]
+        if a.dtype.kind == "b":
+            texts = ["true" if v else "false" for v in part.tolist()]
+        else:
+            part = part.astype(np.float64, copy=False)
+            texts = list(map(repr, part.tolist()))
+            if not np.isfinite(part).all():
+                for i in np.flatnonzero(~np.isfinite(part)).tolist():
+                    v = part[i]
+                    texts[i] = '"nan"' if np.isnan(v) else '"inf"' if v > 0 else '"-inf"'
+        yield (", " if start else "") + ", ".join(texts)
+    yield "]"
+
+
 def render_json_rows(res: Result, sweep: Sequence[str]) -> str:
     """One line of JSON a point of a sweep (``sweep``: the --at names), or the
     result's one line where it is not over the points; no final newline."""
@@ -68,9 +144,11 @@ def render_json_rows(res: Result, sweep: Sequence[str]) -> str:
     at = {n: column(v) for n, v in res.at.items() if np.shape(v) in ((), shape)}
     value = column(res.value)
     ds = [column(d) for d in res.derivatives or ()]
-    grads = {k: column(g) for k, g in (res.gradient or {}).items()}
+    # a partial derivative of the sum (by a scalar) is no point's own
+    grads = {k: column(g) for k, g in (res.gradient or {}).items() if np.shape(g) == shape}
     series = [column(c) for c in res.series or ()]
-    checks = [(c, column(c.autodiff), column(c.numerical)) for c in res.check or ()]
+    checks = [(c, column(c.autodiff), column(c.numerical),
+               *(to_plain(flat(e, shape)) for e in point_errors(c))) for c in res.check or ()]
     lines = []
     for i in range(int(np.prod(shape))):
         out: dict[str, Any] = {"input": res.input, "at": {n: v[i] for n, v in at.items()}}
@@ -84,8 +162,8 @@ def render_json_rows(res: Result, sweep: Sequence[str]) -> str:
         if res.check is not None:
             out["check"] = [{**({} if c.variable is None else {"variable": c.variable}),
                              "order": c.order, "autodiff": a[i], "numerical": n[i],
-                             "abs_error": c.abs_error, "rel_error": c.rel_error, "ok": c.ok}
-                            for c, a, n in checks]
+                             "abs_error": e[i], "rel_error": r[i], "ok": c.ok}
+                            for c, a, n, e, r in checks]
         if res.series is not None:
             out["series"] = [c[i] for c in series]
         lines.append(json.dumps(strict(out), allow_nan=False))

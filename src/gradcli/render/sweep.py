@@ -68,3 +68,14 @@ def _numbers(res: Result) -> Iterator[Any]:
 
 
 __all__ = ["flat", "point_shape", "sweep_names"]
+
+
+def point_errors(entry: Any) -> tuple[np.ndarray, np.ndarray]:
+    """A check entry's absolute and relative error at each point: |autodiff -
+    numerical| and that over |autodiff| (0 where they agree exactly)."""
+    auto = np.asarray(entry.autodiff, dtype=np.float64)
+    num = np.asarray(entry.numerical, dtype=np.float64)
+    with np.errstate(all="ignore"):
+        err = np.abs(auto - num)
+        rel = np.where(err == 0, 0.0, err / np.abs(auto))
+    return err, rel

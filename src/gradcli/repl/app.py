@@ -5,20 +5,19 @@ highlighting and multi-line input; Ctrl-C cancels the line, Ctrl-D on an
 empty line or ``:quit`` leaves with status 0. With standard input not a
 terminal: lines are read plainly (no prompt, no escape codes, no history),
 results go to standard output and errors to standard error, and the exit
-status is the highest of the statements', as for ``gradcli eval -``.
+status is the highest of the statements', as for ``gradcli eval -``; there a
+bare ``quit`` or ``exit`` is a name like any other (``:quit`` leaves).
 """
 
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterable
 from typing import IO, Any
 
 from .. import __version__
-from ..errors import GradcliError
+from ..errors import GradcliError, UnknownNameError
 from ..pipes import silence_stdout
 from ..render.errors import format_error
-from .brackets import open_depth
 from .commands import Shell
 from .display import PlainDisplay, RichDisplay
 from .loader import SessionLoader
@@ -55,7 +54,7 @@ def main(dtype: str = "float64", device: str = "cpu", method: str = "auto") -> i
     if _isatty(sys.stdout):
         return run_interactive(loader)
     if _isatty(sys.stderr):  # `gradcli repl > file`: prompts on stderr, results to the file
-        from prompt_toolkit.output import create_output  # noqa: PLC0415
+        from prompt_toolkit.output import create_output
 
         return run_interactive(loader, output=create_output(stdout=sys.stderr),
                                display=PlainDisplay())
@@ -63,14 +62,14 @@ def main(dtype: str = "float64", device: str = "cpu", method: str = "auto") -> i
 
 
 def run_plain(loader: SessionLoader, stdin: IO[str], display: Any = None) -> int:
-    """Read statements line by line (a line with an open bracket goes on to the next).
+    """Read statements from a pipe or file, as ``gradcli eval -`` does (one
+    reader, gradcli.lang.reader: a line with an open bracket goes on to the
+    next, and a bracket never closed costs only its own lines).
 
     Ctrl-C ends it with status 130, as shells expect; a reader that goes away
     (``| head -1``) ends it quietly with status 1, as it does ``gradcli eval``.
     """
     shell = Shell(loader, display or PlainDisplay(), positions=True)
-    if hasattr(stdin, "reconfigure"):
-        stdin.reconfigure(errors="replace")  # a stray byte is the parser's to report
     try:
         _read_lines(shell, stdin)
     except KeyboardInterrupt:
@@ -82,58 +81,44 @@ def run_plain(loader: SessionLoader, stdin: IO[str], display: Any = None) -> int
 
 
 def _read_lines(shell: Shell, stdin: IO[str]) -> None:
-    lines: Iterable[tuple[int, str]] = enumerate((line.rstrip("\r\n") for line in stdin), 1)
-    budget = -1
-    while (left := _run_lines(shell, lines)) is not None:
-        # the end of input with a bracket open: it fails on its own line(s), and
-        # the lines after it run as they would have, commands too (they took all
-        # of them into its one error); each stray bracket reads the rest again, so
-        # hostile input stops at the parser's budget and is one input, as before
-        from ..lang.parser import RECOVERY_BUDGET, first_unclosed  # noqa: PLC0415
+    from ..lang.reader import read_inputs
 
-        start, pending = left
-        budget = RECOVERY_BUDGET if budget < 0 else budget
-        budget -= sum(map(len, pending))
-        opener = first_unclosed(pending)
-        if opener is None or budget < 0:
-            shell.execute("\n".join(pending), first_line=start)
-            return
-        last = opener[0] + 1
-        if not shell.execute("\n".join(pending[:last]), first_line=start):
-            return
-        lines = enumerate(pending[last:], start + last)
+    for batch in read_inputs(stdin):
+        for item in batch:
+            if item.error is not None:  # a line the reader refused
+                shell.show_error(item.error, item.text, item.line)
+            elif _leaves(shell, item.text, item.line):
+                return
 
 
-def _run_lines(shell: Shell, lines: Iterable[tuple[int, str]]) -> tuple[int, list[str]] | None:
-    """Run numbered lines as inputs; at the end of input with a bracket still
-    open, (its first line, the lines from there on); else None (the end, or a
-    line that asks to leave)."""
-    pending: list[str] = []
-    start = depth = 0
-    for number, line in lines:
-        if not pending:
-            start = number
-        pending.append(line)
-        depth = open_depth(line, depth)  # line by line: a long open input costs no more
-        if depth:
-            continue
-        text = "\n".join(pending)
-        pending = []
-        if not shell.execute(text, first_line=start):
-            return None
-    return (start, pending) if pending else None
+_WORDS_TO_LEAVE = ("quit", "exit")
+
+
+def _leaves(shell: Shell, text: str, first_line: int) -> bool:
+    """Run one input; True when it asks to leave (``:quit``). A bare ``quit``
+    or ``exit`` leaves only at a prompt: in a script it is an unknown name,
+    so that a stray word cannot end the script early and silently."""
+    word = text.strip()
+    if word in _WORDS_TO_LEAVE and word not in shell.session.values:
+        index = next(i for i, line in enumerate(text.split("\n")) if line.strip())
+        column = text.split("\n")[index].index(word) + 1
+        shell.show_error(UnknownNameError(
+            f"unknown name '{word}'; to leave the REPL, type :quit",
+            line=first_line + index, column=column), text, first_line)
+        return False
+    return not shell.execute(text, first_line=first_line)
 
 
 def make_prompt_session(loader: SessionLoader, *, history: Any = None, input: Any = None,
                         output: Any = None) -> Any:
     """The PromptSession with every feature of the REPL (kept apart for tests)."""
-    from prompt_toolkit import PromptSession  # noqa: PLC0415
-    from prompt_toolkit.auto_suggest import AutoSuggestFromHistory  # noqa: PLC0415
-    from prompt_toolkit.layout.processors import HighlightMatchingBracketProcessor  # noqa: PLC0415
+    from prompt_toolkit import PromptSession
+    from prompt_toolkit.auto_suggest import AutoSuggestFromHistory
+    from prompt_toolkit.layout.processors import HighlightMatchingBracketProcessor
 
-    from .completer import GradcliCompleter  # noqa: PLC0415
-    from .keys import make_key_bindings  # noqa: PLC0415
-    from .lexer import STYLE, GradcliLexer  # noqa: PLC0415
+    from .completer import GradcliCompleter
+    from .keys import make_key_bindings
+    from .lexer import STYLE, GradcliLexer
 
     return PromptSession(
         message=PROMPT,
@@ -159,10 +144,10 @@ def run_interactive(loader: SessionLoader, *, history: Any = None, input: Any = 
     """The prompt loop; 0 when the user leaves with Ctrl-D or :quit."""
     warning = None
     if history is None:
-        from .history import make_history  # noqa: PLC0415
+        from .history import make_history
 
         history, warning = make_history()
-    from prompt_toolkit.utils import is_dumb_terminal  # noqa: PLC0415
+    from prompt_toolkit.utils import is_dumb_terminal
 
     display = display or RichDisplay()
     prompt = make_prompt_session(loader, history=history, input=input, output=output)

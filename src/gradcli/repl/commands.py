@@ -10,15 +10,23 @@ from __future__ import annotations
 
 import copy
 import difflib
-import math
-import os
 import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from ..errors import GradcliError, LimitError, UsageError
+from ..errors import GradcliError, UsageError
 from ..render.errors import format_error
-from .helptext import ALIASES, COMMANDS, body_of, help_for, one_line, overview
+from .arguments import (
+    NUMBER,
+    PRIME,
+    body_of,
+    expressions_only,
+    one_line,
+    split_curve,
+    split_order,
+    split_wrt,
+)
+from .catalog import ALIASES, COMMANDS
 
 if TYPE_CHECKING:
     from ..results import Result
@@ -27,28 +35,6 @@ if TYPE_CHECKING:
 
 # those whose usage is their bare name
 _NO_ARGUMENTS = {name for name, (usage, _) in COMMANDS.items() if usage == name}
-# the optional N of :d and :plot, and what was meant as one: -1, 1.5, 1e3
-_NUMBER_TEXT = r"-?[\d.]+(?:[eE][+-]?\d+)?"
-_ORDER = re.compile(rf"({_NUMBER_TEXT})\s+(?=\S)")
-_NUMBER = re.compile(_NUMBER_TEXT)
-_PRIME = re.compile(r"([^\W\d]\w*)('+)")  # f' alone: its formula
-_WRT = re.compile(r"\s+wrt\s+(\S+)\s*$")  # `:d g(a, b) wrt b`
-
-
-def _split_wrt(args: str, first_line: int, offset: int) -> tuple[str, str | None]:
-    """``"g(a, b) wrt b"`` -> ("g(a, b)", "b"); a variable that is not a name is an
-    error under it."""
-    from ..lang.names import is_name  # noqa: PLC0415
-
-    m = _WRT.search(args)
-    if m is None:
-        return args, None
-    if not is_name(m.group(1)):
-        raise UsageError(f"wrt takes a variable name, not '{m.group(1)}'").at(
-            first_line, offset + 1 + m.start(1))
-    return args[:m.start()], m.group(1)
-
-
 class Shell:
     """Runs inputs against one Session and shows the outcome on ``display``."""
 
@@ -87,7 +73,7 @@ class Shell:
         session = self.session
         if stripped in ("quit", "exit") and stripped not in session.values:
             return False
-        prime = _PRIME.fullmatch(stripped)
+        prime = PRIME.fullmatch(stripped)
         if prime and self._prime_formula(prime.group(1), len(prime.group(2))):
             return True
         self.show(session.run(text, first_line=first_line, whole=True), text, first_line)
@@ -177,6 +163,8 @@ class Shell:
         return handler(args, text, first_line, m.end()) is not False
 
     def cmd_help(self, args: str, text: str, first_line: int, offset: int) -> None:
+        from .helptext import help_for, overview  # noqa: PLC0415
+
         if args.strip():
             self.display.help(help_for(args.strip(), self.session))
         else:
@@ -202,13 +190,13 @@ class Shell:
     def cmd_d(self, args: str, text: str, first_line: int, offset: int) -> None:
         from ..session import EvalOptions  # noqa: PLC0415
 
-        args, wrt = _split_wrt(args, first_line, offset)
-        order, expr, skip = _split_order(args, 1, first_line, offset)
-        if not expr.strip() or not skip and _NUMBER.fullmatch(expr.strip()):
+        args, wrt = split_wrt(args, first_line, offset)
+        order, expr, skip = split_order(args, 1, first_line, offset)
+        if not expr.strip() or not skip and NUMBER.fullmatch(expr.strip()):
             # `:d 2` alone is an order without its expression far more often than
             # the derivatives of the number 2 (`:d 1 2` still gives those)
             raise UsageError("usage: :d [N] EXPR, as in :d 2 sin(x)")
-        _expressions_only(expr, ":d")
+        expressions_only(expr, ":d")
         session = self.session
         results = session.run(expr, EvalOptions(order=order, wrt=wrt), first_line)
         for r in results:
@@ -226,10 +214,10 @@ class Shell:
     def cmd_check(self, args: str, text: str, first_line: int, offset: int) -> None:
         from ..session import EvalOptions  # noqa: PLC0415
 
-        args, wrt = _split_wrt(args, first_line, offset)
+        args, wrt = split_wrt(args, first_line, offset)
         if not args.strip():
             raise UsageError("usage: :check EXPR [wrt X], as in :check sin(x)**2")
-        _expressions_only(args, ":check")
+        expressions_only(args, ":check")
         results = self.session.run(args, EvalOptions(check=True, wrt=wrt), first_line)
         for r in results:
             if r.error is None and r.kind == "value" and r.check is not None:
@@ -242,19 +230,18 @@ class Shell:
                 self.show([r], text, first_line, offset)
 
     def cmd_plot(self, args: str, text: str, first_line: int, offset: int) -> None:
+        from ..lang.reader import split_file_name  # noqa: PLC0415
         from ..render.graph import graph_format, write_graph  # noqa: PLC0415
 
-        parts = _split_file(args)
+        # FILE is read as a shell reads a word: "my graph.png", ~/g.png
+        spec, path = split_file_name(args) if args.strip() else ("", "")
         # `:plot 1 sum(v^2)`: an order and an expression, the FILE left out (as
         # for :d, a number alone is not taken for the expression: `:plot 0 2 g.dot`)
-        if len(parts) < 2 or not parts[0].strip() or not parts[1] \
-                or _NUMBER.fullmatch(parts[0].strip()):
+        if not spec.strip() or NUMBER.fullmatch(spec.strip()):
             raise UsageError(
                 "usage: :plot [N] EXPR FILE, as in :plot 2 x**4 - 2*x**2 graph.png"
             )
-        spec, file = parts
-        order, expr, skip = _split_order(spec, 0, first_line, offset)
-        path = os.path.expanduser(file)
+        order, expr, skip = split_order(spec, 0, first_line, offset)
         graph_format(path)  # a bad extension fails before any work
         session = self.session
         from ..graphs import graph  # noqa: PLC0415 - loaded with the session
@@ -281,10 +268,10 @@ class Shell:
         from ..lang.ranges import over_range
         from ..variables import default_wrt
 
-        expr, ends, order = _split_curve(args, first_line, offset)
+        expr, ends, order = split_curve(args, first_line, offset)
         if not expr.strip():
             raise UsageError("usage: :curve EXPR [A B] [N], as in :curve sin(x) 0 2pi 1")
-        _expressions_only(expr, ":curve")
+        expressions_only(expr, ":curve")
         session = self.session
         try:
             statements = parse(expr)
@@ -314,101 +301,6 @@ class Shell:
 
     def cmd_quit(self, args: str, text: str, first_line: int, offset: int) -> bool:
         return False
-
-
-def _split_order(args: str, default: int, first_line: int = 1,
-                 offset: int = 0) -> tuple[int, str, int]:
-    """``"2 sin(x)"`` -> (2, "sin(x)", 2): the order, the rest, and where it starts.
-    An order that is not one is an error under it (``offset``: where ``args``
-    start in the line); ``1e3`` is the whole number 1000."""
-    m = _ORDER.match(args)
-    if m is None:
-        return default, args, 0
-    try:
-        value = float(m.group(1))
-    except ValueError:  # "1.2.3"
-        value = math.nan
-    if not (value >= 0 and value.is_integer()):
-        raise UsageError(f"the order must be a whole number from 0, not {m.group(1)}").at(
-            first_line, offset + 1)
-    from ..variables import order_limit  # noqa: PLC0415 - loaded with the session
-
-    try:
-        order_limit("order", int(value))
-    except LimitError as err:
-        raise err.at(first_line, offset + 1) from None
-    return int(value), args[m.end():], m.end()
-
-
-_CURVE_NUMBER = re.compile(r"[-+]?(?:(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?(?:pi|π)?|pi|π|e)")
-
-
-def _split_curve(args: str, first_line: int, offset: int) -> tuple[str, list[str], int]:
-    """``:curve``'s arguments: the expression, then up to three numbers (A B, N,
-    or A B N) after a space; numbers that an operator before them ties to the
-    expression (``x^2 + 1``) are its own."""
-    words = args.split()
-    numbers = 0
-    while numbers < min(3, len(words) - 1) and _CURVE_NUMBER.fullmatch(words[-1 - numbers]):
-        numbers += 1
-    while numbers:
-        cut = len(args)
-        for _ in range(numbers):
-            cut = args.rstrip()[:cut].rstrip().rfind(" ", 0, cut)
-        head = args[:cut].rstrip()
-        if head and head[-1] not in "+-*/^@,([=":
-            break
-        numbers -= 1
-    tail = words[len(words) - numbers:] if numbers else []
-    expr = " ".join(words[: len(words) - numbers]) if numbers else args
-    ends, order = ["-5", "5"], 0
-    if len(tail) in (2, 3):
-        ends = tail[:2]
-    if len(tail) in (1, 3):
-        order, _, _ = _split_order(tail[-1] + " .", 0, first_line, offset)
-    return expr, ends, order
-
-
-def _split_file(args: str) -> list[str]:
-    """``:plot``'s arguments as [spec, FILE]: the last word, or a quoted name with
-    spaces (``"my graph.png"``), read as a shell reads one word (the language
-    has no strings). A name with a control character, an unclosed quote, or
-    two names is an error that echoes none of it raw."""
-    text = args.rstrip()
-    if text[-1:] in ("'", '"'):
-        quote = text[-1]
-        start = text.rfind(quote, 0, len(text) - 1)
-        if start < 0 or (start and not text[start - 1].isspace()):
-            raise UsageError(f"the file name's closing {quote} has no opening one")
-        spec, file = text[:start], text[start + 1:-1]
-        if spec.rstrip()[-1:] in ("'", '"'):
-            raise UsageError("give one FILE; quote a name with spaces, as in \"my graph.png\"")
-    else:
-        parts = text.rsplit(None, 1)
-        if len(parts) < 2:
-            return parts
-        spec, file = parts
-        if "'" in file or '"' in file:
-            raise UsageError("a quote in the file name is never closed")
-    bad = [c for c in file if ord(c) < 32 or ord(c) == 127]
-    if bad:
-        raise UsageError(f"the file name holds a control character ({ascii(bad[0])[1:-1]})")
-    return [spec, file]
-
-
-def _expressions_only(text: str, command: str) -> None:
-    """A UsageError when ``text`` assigns or defines: a command that shows an
-    expression's derivatives must not rebind anything on the way."""
-    from ..lang import ast  # noqa: PLC0415
-    from ..lang.parser import parse_each  # noqa: PLC0415
-
-    try:
-        statements = parse_each(text)
-    except GradcliError:
-        return  # the run that follows reports it, at its place
-    for st in statements:
-        if isinstance(getattr(st, "node", None), (ast.Assign, ast.Define)):
-            raise UsageError(f"{command} takes expressions; run '{st.source}' on its own first")
 
 
 def _value_of(session: Session, name: str) -> Any:

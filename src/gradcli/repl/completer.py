@@ -15,7 +15,7 @@ from prompt_toolkit.completion import CompleteEvent, Completer, Completion
 from prompt_toolkit.document import Document
 
 from ..lang import namespace
-from .helptext import COMMANDS, body_of
+from .catalog import COMMANDS
 
 if TYPE_CHECKING:
     from .loader import SessionLoader
@@ -51,6 +51,7 @@ class GradcliCompleter(Completer):
 
     def candidates(self) -> Iterable[tuple[str, str, str]]:
         """(name, what the menu shows, its description), the user's own names first."""
+        from .arguments import body_of  # noqa: PLC0415
         from .display import short_value  # noqa: PLC0415
 
         session = self.loader.get()

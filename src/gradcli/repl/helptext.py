@@ -10,36 +10,14 @@ from typing import TYPE_CHECKING
 
 from ..errors import UsageError
 from ..lang import namespace
+from ..render.numbers import format_value
+from .arguments import body_of
+from .catalog import ALIASES, COMMANDS, KEYS
 
 if TYPE_CHECKING:
     from ..session import Session
 
 Section = tuple[str, list[tuple[str, str]]]
-
-# name: (usage, one line); completion and :help read this table.
-COMMANDS: dict[str, tuple[str, str]] = {
-    ":help": (":help [NAME]", "the language, commands and built-ins; :help sin for one"),
-    ":vars": (":vars", "variables and their values"),
-    ":funcs": (":funcs", "defined functions"),
-    ":d": (":d [N] EXPR [wrt X]",
-           "derivatives of orders 0..N (default 1) by X (the only variable) at its value"),
-    ":check": (":check EXPR [wrt X]", "autodiff against numerical estimates (orders 1, 2)"),
-    ":plot": (":plot [N] EXPR FILE", "graph of EXPR (or its N-th derivative): .png .svg .pdf .dot"),
-    ":curve": (":curve EXPR [A B] [N]",
-               "EXPR and its derivatives 1..N over A..B (default -5 5), drawn here"),
-    ":clear": (":clear [NAME...]", "forget every variable and function, or the ones named"),
-    ":quit": (":quit", "leave (Ctrl-D on an empty line too)"),
-}
-ALIASES = {":q": ":quit", ":exit": ":quit", ":h": ":help", ":?": ":help"}
-KEYS = [
-    ("Tab", "complete a name or :command"),
-    ("Up, Down", "history that starts with what is typed"),
-    ("Ctrl-R", "search the history"),
-    ("Enter", "run; with a bracket open it starts a new line"),
-    ("Esc Enter", "run even with a bracket open"),
-    ("Ctrl-C", "cancel the line (or a long computation)"),
-    ("Ctrl-D", "leave, on an empty line"),
-]
 
 LANGUAGE: list[tuple[str, str]] = [
     ("x**4 - 2*x**2", "an expression: its value"),
@@ -56,7 +34,6 @@ LANGUAGE: list[tuple[str, str]] = [
 
 
 def _builtins() -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
-    from ..render.numbers import format_value
 
     special = [(sig, doc) for sig, doc in namespace.special_forms().values()]
     builtins = [(b.signature, b.doc) for b in namespace.builtins().values()]
@@ -78,8 +55,7 @@ def overview() -> list[Section]:
 
 def help_for(name: str, session: Session) -> list[Section]:
     """Help on one name: a built-in, a command, a constant, or the user's own."""
-    from ..core.registry import closest
-    from ..render.numbers import format_value
+    from ..core.registry import closest  # noqa: PLC0415
 
     command = ALIASES.get(name, name)
     if command in COMMANDS or ":" + command in COMMANDS:
@@ -105,15 +81,3 @@ def help_for(name: str, session: Session) -> list[Section]:
     match = closest(name, names.known(COMMANDS), namespace.CONSTANT_ALIASES)
     hint = f"; did you mean {match}?" if match else ""
     raise UsageError(f"no help for '{name}'{hint}")
-
-
-def one_line(text: str) -> str:
-    """A definition written over several lines, on one: comments dropped, and
-    each line break with the indentation around it a single space."""
-    return " ".join(" ".join(line.split("#", 1)[0].split()) for line in text.split("\n")
-                    ).replace("( ", "(").replace("[ ", "[").strip()
-
-
-def body_of(source: str) -> str:
-    """``"f(x) = x**2"`` -> ``"x**2"`` (the definition's right side)."""
-    return source.split("=", 1)[1].strip() if "=" in source else source

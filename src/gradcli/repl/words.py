@@ -10,5 +10,6 @@ REPL_WORDS: dict[str, str] = {
     "order": ":d's order",
     "series": "a series",
     "check": ":check",
+    "numbers": " (give the variable a value: x = 1)",
     "grad": "grad",
 }

@@ -10,6 +10,7 @@ import numpy as np
 from ...errors import LimitError
 from ..backend import get_array_module
 from ..graph import Variable
+from ..running import operation
 from .blocks import _blockwise, _coefficients_blockwise, blockwise
 from .replay import _elementwise, _Plan, _plan, _replay
 from .rows import _dtype, _lift, _py_array, _Redo
@@ -36,9 +37,9 @@ def _coefficients(y: Variable, x: Variable, order: int, derivatives: bool = Fals
     return _scaled(lambda s, n, d: _coefficients_at(plan, y, n, d, s), order, derivatives)
 
 
+@operation("derivative")  # fpe.py: k! * c_k may overflow
 def _coefficients_at(plan: _Plan, y: Variable, n: int, derivatives: bool, s: float) -> Any:
     """_coefficients for the series of y(x0 + s t) (see _scaled)."""
-    fpe_op = "derivative"  # noqa: F841 - read by fpe.py: k! * c_k may overflow
     x0 = plan.variables[0].data
     xp = get_array_module(x0)
     dtype = _dtype(x0)

@@ -10,6 +10,7 @@ from typing import Any
 
 import numpy as np
 
+from ..running import operation, rename
 from .replay import _elementwise, _Plan, _replay
 from .rows import _Arena, _dtype, _local, aligned_empty
 from .scaling import _derivative_factors
@@ -71,8 +72,8 @@ def _coefficients_blockwise(plan: _Plan, n: int, derivatives: bool, dtype: Any, 
     col = np.array(_derivative_factors(n, s)).reshape(n, 1) if derivatives else None
     starts = range(0, size, CHUNK)
 
+    @operation("derivative")  # fpe.py: k! * c_k may overflow
     def run(mine: range) -> None:
-        fpe_op = "derivative"  # noqa: F841 - read by fpe.py: k! * c_k may overflow
         arena = _Arena()
         outer = getattr(_local, "arena", None)
         _local.arena = arena
@@ -86,7 +87,8 @@ def _coefficients_blockwise(plan: _Plan, n: int, derivatives: bool, dtype: Any, 
                 arena.reset()
                 # a ufunc writes into the block arena, and y into its place in value:
                 # no new array and no copy per block (fpe.py names the step's label)
-                for j, (fpe_op, ufunc, fwd, ins, at, dt) in enumerate(forward):  # noqa: B007
+                for j, (label, ufunc, fwd, ins, at, dt) in enumerate(forward):
+                    rename(label)
                     if ufunc is None:
                         data[at] = fwd(*[data[i] for i in ins])
                         if at == y_at:
@@ -94,7 +96,7 @@ def _coefficients_blockwise(plan: _Plan, n: int, derivatives: bool, dtype: Any, 
                     else:
                         out = value[lo:hi_] if at == y_at else arena.value(j, (hi_ - lo,), dt)
                         data[at] = ufunc(*[data[i] for i in ins], out=out)
-                fpe_op = "derivative"  # noqa: F841 - read by fpe.py: k! * c_k may overflow
+                rename("derivative")  # fpe.py: k! * c_k may overflow
                 _local.scaled = False
                 block = coef[:, lo:hi_]
                 h = _replay(plan, data, seed, n, block)

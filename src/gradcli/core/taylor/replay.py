@@ -8,6 +8,7 @@ from typing import Any
 from ..fpe import op_label
 from ..graph import Function, Variable
 from ..ops import Div, MatMul, Mul, Pow
+from ..running import operation, rename
 from .rows import _Arena, _lift, _local, _Redo, _zero_rows
 from .structural import ELEMENTWISE_STRUCTURAL, STRUCTURAL_RULES
 
@@ -145,6 +146,7 @@ def _label(f: Function) -> str:
     return label
 
 
+@operation("derivative", True)  # fpe.py: a nan here is a derivative's
 def _replay(plan: _Plan, data: list[Any], seed: Any, n: int, target: Any = None) -> Any:
     """Run the rules on the values ``data`` (by slot: the recorded values, or one
     block of them); returns y's higher coefficients (None: y is constant).
@@ -159,8 +161,8 @@ def _replay(plan: _Plan, data: list[Any], seed: Any, n: int, target: Any = None)
         dead = plan.dead()
         owners: list[Any] = [None] * len(data)
         refs: dict[int, int] = {}
-    fpe_derivative = True  # noqa: F841 - read by fpe.py: a nan here is a derivative's
-    for j, (fpe_op, f, rule, erule, lift, ins_at, at) in enumerate(plan.steps):  # noqa: B007 - fpe.py reads fpe_op
+    for j, (label, f, rule, erule, lift, ins_at, at) in enumerate(plan.steps):
+        rename(label, True)
         y0 = data[at]
         ins = []
         live = False

@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 
 from ..backend import get_array_module
+from ..running import operation
 from .rows import _col
 
 MAX_ORDER = 1000
@@ -76,11 +77,11 @@ def _scaled(run: Callable[[float, int, bool], Any], n: int, derivatives: bool) -
     return wide
 
 
+@operation("derivative")  # fpe.py: the overflow is the derivative's
 def _by_exponents(coef: Any) -> Any:
     """k! c_k for rows c_1..c_n, multiplied as mantissas and exponents (past
     order 170 k! is no float64): a product beyond float64 is its signed
     infinity, with an overflow warning that names the derivative."""
-    fpe_op = "derivative"  # noqa: F841 - read by fpe.py
     xp = get_array_module(coef)
     mantissas, exponents, f = [], [], 1
     for k in range(1, coef.shape[0] + 1):

@@ -1,0 +1,172 @@
+"""What each command does with its options: the one place the CLI calls the Session.
+
+``gradcli eval`` runs statements through one Session and hands each Result to
+``render.output.Output``; ``plot`` asks the Session for a graph and writes it;
+``repl`` starts the REPL. Nothing here computes anything itself.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+from ..render.output import Output, isatty
+from .input import UsageProblem, line_of, lines_in, stdin_texts
+from .words import CLI_WORDS
+
+
+def run_eval(args: Any, after_dashes: list[str]) -> int:
+    """``gradcli eval`` with parsed ``args``; ``after_dashes``: the statements
+    given after '--'. Returns the exit status; UsageProblem for a command line
+    that cannot run."""
+    sources = [*args.exprs, *after_dashes]
+    if not sources:
+        if isatty(sys.stdin):
+            raise UsageProblem(
+                "give an expression, or '-' to read statements from standard input", "EXPR")
+        sources = ["-"]
+    return run_statements(
+        sources, bindings=[pair for pairs in args.at for pair in pairs], wrt=args.wrt,
+        order=args.order, grad=args.grad, check=args.check, method=args.method,
+        series=args.series, fmt=args.format, digits=args.digits, colour=args.color,
+        device=args.device, dtype=args.dtype, formula=args.formula, rows=args.rows)
+
+
+def run_statements(
+    sources: list[str],
+    *,
+    bindings: list[tuple[str, str]] = (),  # type: ignore[assignment]
+    wrt: str | None = None,
+    order: int = 0,
+    grad: bool = False,
+    check: bool = False,
+    method: str = "auto",
+    series: int | None = None,
+    fmt: str | None = None,
+    digits: int | None = None,
+    colour: str = "auto",
+    device: str = "cpu",
+    dtype: str = "float64",
+    formula: bool = False,
+    rows: bool = False,
+) -> int:
+    """Run ``sources`` (statement texts; "-" is standard input) and print the
+    results; returns the exit status."""
+    from ..errors import GradcliError
+    from ..render.plain import RenderOptions
+    from ..results import Result
+    from ..session import EvalOptions, Session
+
+    if fmt is None:
+        fmt = "table" if isatty(sys.stdout) else "plain"
+    opts = RenderOptions(order=order, grad=grad, check=check, series=series, digits=digits)
+    output = Output(fmt, opts, colour, line_hints=len(sources) > 1 or "-" in sources,
+                    rows=rows)
+    try:
+        session = Session(dtype=dtype, device=device, method=method, words=CLI_WORDS)
+    except GradcliError as err:
+        # One error, and in JSON and CSV one object or row per statement argument.
+        output.error(err, None, sources[0] if sources else "-")
+        for text in sources[1:]:
+            output.error_record(err, text)
+        output.finish()
+        return output.status
+
+    if not bind_all_at(session, bindings, output):
+        output.finish()
+        return output.status
+    output.sweep_over(session.at)  # an array --at: a tidy table, a row a point
+
+    options = EvalOptions(wrt=wrt, order=order, grad=grad, check=check, series=series,
+                          formula=formula)
+    if wrt is not None and not options.wants_derivatives:
+        # PyTorch and qalc would not say, but a silently ignored option reads as
+        # "this printed the derivative by wrt" to a script's author
+        output.warning(f"--wrt {wrt} has no effect without --order, --series or --check")
+
+    def run(text: str, first: int) -> None:
+        for res in session.run(text, options, first_line=first):
+            error_line = res.error.line if res.error is not None else None
+            output.result(res, line_of(text, first, error_line), res.point)
+
+    line = 1
+    stdin_read = False
+    for source in sources:
+        if source != "-":
+            run(source, line)
+            line += lines_in(source)
+            continue
+        if stdin_read:
+            continue
+        stdin_read = True
+        for batch in stdin_texts(sys.stdin, line):
+            for item in batch:
+                if item.error is not None:  # a line the reader refused
+                    output.result(Result(input=item.text[:200], line=item.line, kind="error",
+                                         error=item.error), item.text)
+                else:
+                    run(item.text, item.line)
+                line = item.line + item.text.count("\n") + 1
+            output.out.flush()
+    output.finish()
+    return output.status
+
+
+def bind_all_at(session: Any, bindings: list[tuple[str, str]], output: Output) -> bool:
+    """Bind every --at value in order, reporting each failure; True if all bound."""
+    from ..curves import session_number
+    from ..errors import GradcliError
+    from ..lang.ranges import at_range
+
+    ok = True
+    for name, value in bindings:
+        try:
+            points = at_range(name, value, session_number(session))
+            if points is None:
+                session.bind_at(name, value)
+            else:  # x=0:1:0.25
+                session.bind_value(name, points)
+        except GradcliError as err:
+            err.message = f"--at {name}={value}: {err.message}"
+            if err.column is not None and (err.line or 1) == 1:
+                err.column += len(name) + 1  # counted in "name=value", the input shown
+            output.error(err, f"{name}={value}", f"{name}={value}")
+            ok = False
+        for message in session.pending_warnings():
+            output.warning(f"--at {name}: {message}")
+    return ok
+
+
+def run_plot(args: Any) -> int:
+    """``gradcli plot``: the graph of ``args.expr`` written to ``args.output``."""
+    from ..errors import GradcliError
+    from ..graphs import graph as draw
+    from ..render.plain import RenderOptions
+    from ..session import Session
+
+    expr, path = args.expr, args.output
+    out = Output("plain", RenderOptions(), "auto", line_hints=False)
+    try:
+        session = Session(words=CLI_WORDS)
+    except GradcliError as err:
+        out.error(err, None, expr)
+        return out.status
+    if not bind_all_at(session, [pair for pairs in args.at for pair in pairs], out):
+        return out.status
+    try:
+        graph = draw(session, expr, args.order, args.wrt, args.verbose, stand_ins=True)
+        for message in session.pending_warnings():
+            out.warning(message)
+        from ..render.graph import write_graph
+
+        for info in write_graph(graph, path):
+            out.note(info)
+    except GradcliError as err:
+        out.error(err, line_of(expr, 1, err.line), expr)
+    return out.status
+
+
+def run_repl(dtype: str = "float64", device: str = "cpu", method: str = "auto") -> int:
+    from ..repl import main as repl_main
+
+    return int(repl_main(dtype=dtype, device=device, method=method) or 0)

@@ -1,0 +1,81 @@
+"""``gradcli curve``: expressions and their derivatives over an interval.
+
+With ``-o FILE`` the figure is written by matplotlib (imported here only);
+without it, on a terminal, the curves are drawn in braille; piped, a usage
+error asks for ``-o``. Sampling is ``curves.sample_curves`` through the same
+session and Taylor mode as ``eval``.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+from ..render.output import Output, colour_enabled, isatty
+from .commands import bind_all_at
+from .input import UsageProblem, line_of
+from .words import CLI_WORDS
+
+
+def run_curve(args: Any, after_dashes: list[str]) -> int:
+    """``gradcli curve`` with parsed ``args``; the exit status."""
+    from ..curves import sample_curves, session_evaluator, session_number
+    from ..errors import GradcliError
+    from ..lang.names import NAME
+    from ..lang.ranges import over_range
+    from ..render.plain import RenderOptions
+    from ..session import Session
+
+    exprs = [*args.exprs, *after_dashes]
+    if not exprs:
+        raise UsageProblem("Missing argument 'EXPR'.")
+    var, sep, interval = args.over.partition("=")
+    if not sep or not NAME.fullmatch(var.strip()):
+        raise UsageProblem(f"expected NAME=A:B, as in x=0:2pi; got {args.over!r}", "--over")
+    var = var.strip()
+    terminal = isatty(sys.stdout)
+    if args.output is None and not terminal:
+        raise UsageProblem("standard output is not a terminal: give a file to write, "
+                           "as in -o curve.png (.png, .svg or .pdf)", "--output")
+    out = Output("plain", RenderOptions(), "auto", line_hints=False)
+    if args.output is not None:
+        from ..render.curve import curve_format
+
+        try:
+            curve_format(args.output)  # a bad extension fails before any work
+        except GradcliError as err:
+            out.error(err, None, args.output)
+            return out.status
+    try:
+        session = Session(dtype=args.dtype, device=args.device, method=args.method,
+                          words=CLI_WORDS)
+    except GradcliError as err:
+        out.error(err, None, exprs[0])
+        return out.status
+    if not bind_all_at(session, [pair for pairs in args.at for pair in pairs], out):
+        return out.status
+    try:
+        a, b = over_range(var, interval, session_number(session))
+    except GradcliError as err:
+        out.error(err, None, args.over)
+        return out.status
+    text = exprs[0]
+    try:
+        data = sample_curves(session_evaluator(session), exprs, var, a, b, args.points,
+                             args.order)
+        for note in data.notes:
+            out.warning(note)
+        if args.output is not None:
+            from ..render.curve import write_curve
+
+            for line in write_curve(data, args.output):
+                out.note(line)
+        else:
+            from ..pipes import write_whole
+            from ..render.termplot import render_terminal, terminal_size
+
+            colour = colour_enabled(args.color, sys.stdout)
+            write_whole(sys.stdout, render_terminal(data, *terminal_size(), colour=colour))
+    except GradcliError as err:
+        out.error(err, line_of(text, 1, err.line), text)
+    return out.status

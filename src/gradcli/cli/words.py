@@ -1,0 +1,14 @@
+"""How the command line words the hints in errors and warnings (errors.worded)."""
+
+CLI_WORDS: dict[str, str] = {
+    "value": "give one with --at {name}=... or {name} = ...",
+    "wrt": "choose one with --wrt",
+    "wrt_named": "--wrt {name}: ",
+    "method_paren": " (--method taylor)",
+    "method_use": ": use --method taylor",
+    "order": "--order",
+    "series": "--series",
+    "check": "--check",
+    "numbers": " (--at gives them: --at x=1)",
+    "grad": "--grad",
+}

@@ -1,0 +1,197 @@
+"""Where results, errors and warnings go: one renderer per format, chosen once.
+
+``Output`` takes Results (and errors found before any statement ran) and
+writes them in table, plain, JSON or CSV: results to standard output, errors
+and warnings to standard error (in JSON also an error object on standard
+output, in CSV an error row). It keeps the highest exit status seen.
+
+Each format's renderer is imported on its first use: the table's rich only
+when a table is printed.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from typing import TYPE_CHECKING, Any
+
+from ..pipes import WholeWriter, write_whole
+
+if TYPE_CHECKING:
+    from ..errors import GradcliError
+    from ..results import Result
+    from .plain import RenderOptions
+
+__all__ = ["Output", "colour_enabled", "isatty"]
+
+FORMATS = ("table", "json", "plain", "csv", "latex")
+
+_RED, _YELLOW, _RESET = "\033[1;31m", "\033[1;33m", "\033[0m"
+
+
+def isatty(stream: Any) -> bool:
+    """Whether ``stream`` is a terminal (False for a closed or odd stream)."""
+    try:
+        return bool(stream.isatty())
+    except (AttributeError, ValueError, OSError):
+        return False
+
+
+def colour_enabled(choice: str, stream: Any) -> bool:
+    """Whether to colour ``stream``: `always`, or in `auto` a terminal on both
+    standard output and ``stream``, with neither NO_COLOR set nor TERM=dumb."""
+    if choice == "always":
+        return True
+    if choice == "never":
+        return False
+    if os.environ.get("NO_COLOR", "") != "" or os.environ.get("TERM") == "dumb":
+        return False
+    return isatty(sys.stdout) and isatty(stream)
+
+
+class Output:
+    """Where results, errors and warnings go, in the chosen format."""
+
+    def __init__(self, fmt: str, opts: RenderOptions, colour: str, *,
+                 line_hints: bool, rows: bool = False) -> None:
+        self.fmt = fmt
+        self.opts = opts
+        self.out = sys.stdout
+        self.err = sys.stderr
+        self.err_colour = colour_enabled(colour, self.err)
+        self.out_colour = colour_enabled(colour, self.out)
+        self.line_hints = line_hints
+        self.rows = rows  # JSON: an object a point of a sweep
+        self.sweep: list[str] = []  # the array --at names: CSV (and --rows) a row a point
+        self.status = 0
+        self._table: Any = None
+        self._csv: Any = None
+        self._render_json: Any = None
+        self._render_plain: Any = None
+
+    def _write(self, text: str) -> None:
+        write_whole(self.out, text)  # a reader that leaves mid-write: status 1
+
+    # errors and warnings ------------------------------------------------------
+
+    def note(self, text: str) -> None:
+        """A line on standard error, after the results already written (so that
+        `2>&1` keeps the order)."""
+        self.out.flush()
+        self.err.write(text + "\n")
+
+    def error(self, err: GradcliError, line_text: str | None, input_text: str,
+              *, json_object: bool = True) -> None:
+        """``error: ...`` and a caret on stderr; in JSON also an object on stdout,
+        in CSV a row (an error before any statement ran: a bad --at, no GPU)."""
+        from .errors import format_error
+
+        text = format_error(err, line_text)
+        if self.err_colour:
+            text = _RED + "error:" + _RESET + text[len("error:"):]
+        self.note(text)
+        self.status = max(self.status, int(err.exit_status))
+        if json_object:
+            self.error_record(err, input_text)
+
+    def error_record(self, err: GradcliError, input_text: str) -> None:
+        """The error as JSON's object or CSV's row for ``input_text`` (stdout)."""
+        if self.fmt == "json":
+            from .json import error_json
+
+            self._write(error_json(input_text, err.kind, err.message, err.line,
+                                   err.column) + "\n")
+        elif self.fmt == "csv":
+            from ..results import Result
+
+            if self._csv is None:
+                self._start_csv()
+            self._write(self._csv.row(Result(input=input_text, kind="error", error=err)))
+
+    def warning(self, message: str, line: int | None = None) -> None:
+        from .errors import format_warning
+
+        text = format_warning(message)
+        if line is not None and self.line_hints:
+            text += f" (line {line})"
+        if self.err_colour:
+            text = _YELLOW + "warning:" + _RESET + text[len("warning:"):]
+        self.note(text)
+
+    def sweep_over(self, at: dict[str, Any]) -> None:
+        """Results over the points of the array --at values in ``at`` are tidy
+        tables: a CSV row (and with --rows a JSON object) a point."""
+        from .sweep import sweep_names
+
+        self.sweep = sweep_names(at)
+
+    # results -------------------------------------------------------------------
+
+    def result(self, res: Result, line_text: str | None, point: Any = None) -> None:
+        """Print one result (``point``: where a series was expanded); out of
+        memory on the way, the error computing would have given."""
+        try:
+            self._result(res, line_text, point)
+        except MemoryError:
+            from ..errors import LimitError
+
+            self.out.flush()
+            err = LimitError("not enough memory for this computation")
+            self.error(err.at(res.line, None), None, res.input, json_object=False)
+
+    def _result(self, res: Result, line_text: str | None, point: Any = None) -> None:
+        for message in res.warnings:
+            self.warning(message, res.line)
+        if res.error is not None:
+            self.error(res.error, line_text, res.input, json_object=False)
+        self.status = max(self.status, int(res.exit_status))
+        fmt = self.fmt
+        if fmt == "json" and self.rows:
+            from .json import render_json_rows
+
+            self._write(render_json_rows(res, self.sweep) + "\n")
+        elif fmt == "json":
+            if self._render_json is None:
+                from .json import json_pieces
+
+                self._render_json = json_pieces
+            for piece in self._render_json(res):
+                self._write(piece)
+            self._write("\n")
+        elif fmt == "latex":
+            from .latex import render_latex
+
+            lines = render_latex(res, self.opts, point)
+            if lines:
+                self._write("\n".join(lines) + "\n")
+        elif fmt == "plain":
+            if self._render_plain is None:
+                from .plain import render_plain
+
+                self._render_plain = render_plain
+            lines = self._render_plain(res, self.opts, point)
+            if lines:
+                self._write("\n".join(lines) + "\n")
+        elif fmt == "csv":
+            if self._csv is None:
+                self._start_csv(formulas=res.kind == "formula")
+            self._write(self._csv.row(res))
+        else:
+            if self._table is None:
+                from .table import TableRenderer
+
+                self._table = TableRenderer(WholeWriter(self.out), self.opts,
+                                            colour=self.out_colour,
+                                            terminal=isatty(self.out))
+            self._table.render(res, point)
+
+    def _start_csv(self, formulas: bool = False) -> None:
+        from .csv import CsvRenderer
+
+        self._csv = CsvRenderer(self.opts, self.sweep, formulas)
+        self.out.write(self._csv.header())
+
+    def finish(self) -> None:
+        if self.fmt == "csv" and self._csv is None:
+            self._start_csv()  # a header even when nothing ran
+        self.out.flush()

@@ -1,0 +1,113 @@
+"""How the REPL's commands read their arguments: an order, ``wrt X``, a
+curve's interval, the expressions they take; and how :funcs shows a body.
+
+Pure text work: nothing here evaluates anything.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+
+from ..errors import GradcliError, LimitError, UsageError
+
+# the optional N of :d and :plot, and what was meant as one: -1, 1.5, 1e3
+_NUMBER_TEXT = r"-?[\d.]+(?:[eE][+-]?\d+)?"
+_ORDER = re.compile(rf"({_NUMBER_TEXT})\s+(?=\S)")
+NUMBER = re.compile(_NUMBER_TEXT)
+PRIME = re.compile(r"([^\W\d]\w*)('+)")  # f' alone: its formula
+_WRT = re.compile(r"\s+wrt\s+(\S+)\s*$")  # `:d g(a, b) wrt b`
+
+
+def split_wrt(args: str, first_line: int, offset: int) -> tuple[str, str | None]:
+    """``"g(a, b) wrt b"`` -> ("g(a, b)", "b"); a variable that is not a name is an
+    error under it."""
+    from ..lang.names import is_name  # noqa: PLC0415
+
+    m = _WRT.search(args)
+    if m is None:
+        return args, None
+    if not is_name(m.group(1)):
+        raise UsageError(f"wrt takes a variable name, not '{m.group(1)}'").at(
+            first_line, offset + 1 + m.start(1))
+    return args[:m.start()], m.group(1)
+
+
+def split_order(args: str, default: int, first_line: int = 1,
+                 offset: int = 0) -> tuple[int, str, int]:
+    """``"2 sin(x)"`` -> (2, "sin(x)", 2): the order, the rest, and where it starts.
+    An order that is not one is an error under it (``offset``: where ``args``
+    start in the line); ``1e3`` is the whole number 1000."""
+    m = _ORDER.match(args)
+    if m is None:
+        return default, args, 0
+    try:
+        value = float(m.group(1))
+    except ValueError:  # "1.2.3"
+        value = math.nan
+    if not (value >= 0 and value.is_integer()):
+        raise UsageError(f"the order must be a whole number from 0, not {m.group(1)}").at(
+            first_line, offset + 1)
+    from ..variables import order_limit  # noqa: PLC0415 - loaded with the session
+
+    try:
+        order_limit("order", int(value))
+    except LimitError as err:
+        raise err.at(first_line, offset + 1) from None
+    return int(value), args[m.end():], m.end()
+
+
+_CURVE_NUMBER = re.compile(r"[-+]?(?:(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?(?:pi|π)?|pi|π|e)")
+
+
+def split_curve(args: str, first_line: int, offset: int) -> tuple[str, list[str], int]:
+    """``:curve``'s arguments: the expression, then up to three numbers (A B, N,
+    or A B N) after a space; numbers that an operator before them ties to the
+    expression (``x^2 + 1``) are its own."""
+    words = args.split()
+    numbers = 0
+    while numbers < min(3, len(words) - 1) and _CURVE_NUMBER.fullmatch(words[-1 - numbers]):
+        numbers += 1
+    while numbers:
+        cut = len(args)
+        for _ in range(numbers):
+            cut = args.rstrip()[:cut].rstrip().rfind(" ", 0, cut)
+        head = args[:cut].rstrip()
+        if head and head[-1] not in "+-*/^@,([=":
+            break
+        numbers -= 1
+    tail = words[len(words) - numbers:] if numbers else []
+    expr = " ".join(words[: len(words) - numbers]) if numbers else args
+    ends, order = ["-5", "5"], 0
+    if len(tail) in (2, 3):
+        ends = tail[:2]
+    if len(tail) in (1, 3):
+        order, _, _ = split_order(tail[-1] + " .", 0, first_line, offset)
+    return expr, ends, order
+
+
+def expressions_only(text: str, command: str) -> None:
+    """A UsageError when ``text`` assigns or defines: a command that shows an
+    expression's derivatives must not rebind anything on the way."""
+    from ..lang import ast  # noqa: PLC0415
+    from ..lang.parser import parse_each  # noqa: PLC0415
+
+    try:
+        statements = parse_each(text)
+    except GradcliError:
+        return  # the run that follows reports it, at its place
+    for st in statements:
+        if isinstance(getattr(st, "node", None), (ast.Assign, ast.Define)):
+            raise UsageError(f"{command} takes expressions; run '{st.source}' on its own first")
+
+
+def one_line(text: str) -> str:
+    """A definition written over several lines, on one: comments dropped, and
+    each line break with the indentation around it a single space."""
+    return " ".join(" ".join(line.split("#", 1)[0].split()) for line in text.split("\n")
+                    ).replace("( ", "(").replace("[ ", "[").strip()
+
+
+def body_of(source: str) -> str:
+    """``"f(x) = x**2"`` -> ``"x**2"`` (the definition's right side)."""
+    return source.split("=", 1)[1].strip() if "=" in source else source
