@@ -724,3 +724,52 @@ def import_cost_free(module: str) -> bool:
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True).stdout
     return out.split() == ["gradcli", "gradcli.lang", module]
+
+
+# --------------------------------------------------------------------------
+# Issue 25: hints and limits that cost only their own lines
+
+
+@pytest.mark.parametrize(("text", "hint"), [
+    ("|x|", "abs(x)"), ("2*|x - 1| + 1", "abs(x - 1)"), ("y = |", "abs(x)"),
+])
+def test_bars_suggest_abs(text: str, hint: str) -> None:
+    with pytest.raises(ParseError) as err:
+        parse(text)
+    assert err.value.message == f"unexpected character '|'; did you mean {hint}?"
+
+
+def _kinds(text: str) -> list[tuple[str, int, str]]:
+    return [(type(s).__name__, s.line, s.source if isinstance(s, Statement) else
+             s.error.message) for s in parse_each(text)]
+
+
+@pytest.mark.parametrize("opens", [["(" * 257 + "1"], ["(" * 200, "(" * 100]])
+def test_too_deep_inside_an_open_bracket_costs_only_its_lines(opens: list[str]) -> None:
+    text = "\n".join(["k = 42", *opens, "k"])
+    deep = f"expression nested deeper than {MAX_DEPTH} levels"
+    assert _kinds(text) == [("Statement", 1, "k = 42"), ("BadStatement", 2, deep),
+                            ("Statement", 2 + len(opens), "k")]
+    # with 256 it is an unclosed bracket, as before
+    assert _kinds("k = 42\n" + "(" * 256 + "1\nk")[2] == ("Statement", 3, "k")
+
+
+def test_too_long_inside_an_open_bracket_costs_only_its_lines() -> None:
+    long = "x+" * 125_000 + "x"
+    text = f"k = 42\n((\n{long}\nk\n"
+    too_long = f"statement longer than {MAX_STATEMENT:,} characters"
+    assert _kinds(text) == [("Statement", 1, "k = 42"), ("BadStatement", 2, too_long),
+                            ("Statement", 4, "k")]
+    # the REPL's case from the issue: the line after the long one is a statement
+    text = "\n".join(["k = 42", "(", "(", "x+" * 240_000 + "x", "x+" * 99_995 + "x", "k"])
+    got = _kinds(text)
+    assert [g[:2] for g in got] == [("Statement", 1), ("BadStatement", 2), ("Statement", 5),
+                                    ("Statement", 6)]
+    assert got[-1][2] == "k"
+
+
+def test_a_limit_inside_closed_brackets_still_stands_for_the_whole_statement() -> None:
+    text = "(" * 257 + "1\n" + ")" * 257 + "\nk"
+    got = _kinds(text)
+    assert got == [("BadStatement", 1, f"expression nested deeper than {MAX_DEPTH} levels"),
+                   ("Statement", 3, "k")]

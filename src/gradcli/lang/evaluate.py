@@ -12,7 +12,6 @@ constants are folded into one ``Constant``, which keeps graphs small and lets
 from __future__ import annotations
 
 import math
-import re
 from collections import ChainMap
 from collections.abc import Callable, Mapping
 from typing import Any, Protocol
@@ -49,38 +48,9 @@ from .ast import (
     free_names,
 )
 from .calculus import MAX_ORDER, SPECIAL_FORMS, Calculus, _located, _position, _to_int
-from .names import power_meant
+from .names import literal_meant, nonzero_digits, power_meant
+from .namespace import CONSTANT_ALIASES, CONSTANTS, Namespace
 
-CONSTANTS: dict[str, float] = {"pi": math.pi, "e": math.e, "inf": math.inf, "nan": math.nan}
-
-
-def _nonzero_digits(text: str) -> bool:
-    """Whether a number's digits (before any exponent) are not all 0: 1e-400 is
-    not 0, though float() gives 0."""
-    return any(c in "123456789" for c in text.lower().partition("e")[0])
-
-
-_RADIX = {"x": (16, "hexadecimal"), "o": (8, "octal"), "b": (2, "binary")}
-
-
-def literal_meant(number: str, name: str) -> str | None:
-    """What a Python user meant by a number against an unknown name that reads
-    as the rest of a literal: ``1_000`` (grouped digits) or ``0x10``."""
-    if re.fullmatch(r"_[\d_]*\d", name) and number.isdigit():
-        return f"digits are not grouped with '_' here: write {number}{name.replace('_', '')}"
-    radix = _RADIX.get(name[:1].lower())
-    if number == "0" and radix is not None:
-        base, what = radix
-        try:
-            return f"{what} literals are not supported: write {int(name[1:], base)}"
-        except ValueError:
-            return None
-    return None
-
-
-CONSTANT_ALIASES = {"π": "pi", "PI": "pi", "Pi": "pi", "Inf": "inf", "NaN": "nan"}
-"""Other tools' spellings of the constants, for "did you mean" hints (not names
-of their own: ``PI = 3`` stays the user's)."""
 MAX_CALL_DEPTH = 64
 MAX_STEPS = 250_000
 """Syntax-tree nodes one statement may evaluate (about 2 s): a budget for the
@@ -182,11 +152,8 @@ class Evaluator(Calculus):
         return None
 
     def known_names(self) -> list[str]:
-        names = set(self.values) | set(CONSTANTS) | set(self.ctx.functions)
-        names |= set(REGISTRY) | set(SPECIAL_FORMS)
-        for layer, _ in self.layers:
-            names |= set(layer)
-        return sorted(names)
+        names = Namespace(self.values, self.ctx.functions)
+        return names.known(name for layer, _ in self.layers for name in layer)
 
     def unknown(self, name: str, node: Any, what: str = "name") -> UnknownNameError:
         if name == "ans":
@@ -228,7 +195,7 @@ class Evaluator(Calculus):
         shown = node.text if len(node.text) <= 24 else (
             f"{node.text[:12]}... ({len(node.text)} characters)"
         )
-        if math.isinf(value) or (value == 0.0 and _nonzero_digits(node.text)):
+        if math.isinf(value) or (value == 0.0 and nonzero_digits(node.text)):
             size, becomes = ("large", "inf") if value else ("small", "0")
             self.ctx.warn(f"the number {shown} is too {size} for floating point; it is {becomes}")
         return self.ctx.constant(value, shown)
@@ -236,7 +203,7 @@ class Evaluator(Calculus):
     def _name(self, node: Name) -> Variable:
         v = self.leaf(node.id)
         if v is None:
-            if node.id in self.ctx.functions or node.id in REGISTRY:
+            if Namespace(self.values, self.ctx.functions).is_function(node.id):
                 raise MathError(
                     f"'{node.id}' is a function; call it with arguments, e.g. {node.id}(x)"
                 ).at(*_position(node))

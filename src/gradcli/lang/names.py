@@ -1,5 +1,6 @@
 """What a name is, for the options and commands that take one outside an expression
-(``--at x₁=2``, ``--wrt``): the grammar's NAME terminal, without loading the parser."""
+(``--at x₁=2``, ``--wrt``): the grammar's NAME terminal, without loading the parser;
+and what a name or number typed as another notation writes it (x², 1_000, 0x10) meant."""
 
 from __future__ import annotations
 
@@ -32,3 +33,27 @@ def power_meant(name: str, spellings: dict[str, str] | None = None) -> str | Non
     if base == name:
         return None
     return f"{(spellings or {}).get(base, base)}^{exponent_meant(name[len(base):])}"
+
+
+def nonzero_digits(text: str) -> bool:
+    """Whether a number's digits (before any exponent) are not all 0: 1e-400 is
+    not 0, though float() gives 0."""
+    return any(c in "123456789" for c in text.lower().partition("e")[0])
+
+
+_RADIX = {"x": (16, "hexadecimal"), "o": (8, "octal"), "b": (2, "binary")}
+
+
+def literal_meant(number: str, name: str) -> str | None:
+    """What a Python user meant by a number against an unknown name that reads
+    as the rest of a literal: ``1_000`` (grouped digits) or ``0x10``."""
+    if re.fullmatch(r"_[\d_]*\d", name) and number.isdigit():
+        return f"digits are not grouped with '_' here: write {number}{name.replace('_', '')}"
+    radix = _RADIX.get(name[:1].lower())
+    if number == "0" and radix is not None:
+        base, what = radix
+        try:
+            return f"{what} literals are not supported: write {int(name[1:], base)}"
+        except ValueError:
+            return None
+    return None

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 from prompt_toolkit.completion import CompleteEvent, Completer, Completion
 from prompt_toolkit.document import Document
 
+from ..lang import namespace
 from .catalog import COMMANDS
 
 if TYPE_CHECKING:
@@ -50,8 +51,6 @@ class GradcliCompleter(Completer):
 
     def candidates(self) -> Iterable[tuple[str, str, str]]:
         """(name, what the menu shows, its description), the user's own names first."""
-        from ..core.registry import REGISTRY  # noqa: PLC0415 - the session has loaded it
-        from ..lang.evaluate import CONSTANTS, SPECIAL_FORMS  # noqa: PLC0415
         from .arguments import body_of  # noqa: PLC0415
         from .display import short_value  # noqa: PLC0415
 
@@ -60,12 +59,13 @@ class GradcliCompleter(Completer):
             yield name, name, f"= {short_value(value, limit=4)}"
         for name, d in sorted(session.functions.items()):
             yield name, d.signature, f"= {body_of(d.source)}"
-        for name, (signature, doc) in sorted(SPECIAL_FORMS.items()):
+        for name, (signature, doc) in sorted(namespace.special_forms().items()):
             yield name, signature, doc
-        for name in sorted(REGISTRY):
-            entry = REGISTRY[name]
+        registry = namespace.builtins()
+        for name in sorted(registry):
+            entry = registry[name]
             yield name, entry.signature, entry.doc
-        for name, value in CONSTANTS.items():
+        for name, value in namespace.CONSTANTS.items():
             yield name, name, f"constant = {short_value(value)}"
 
 

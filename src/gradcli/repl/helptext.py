@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ..errors import UsageError
+from ..lang import namespace
 from ..render.numbers import format_value
 from .arguments import body_of
 from .catalog import ALIASES, COMMANDS, KEYS
@@ -33,13 +34,10 @@ LANGUAGE: list[tuple[str, str]] = [
 
 
 def _builtins() -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
-    from ..core import functions  # noqa: F401, PLC0415 - fills the registry
-    from ..core.registry import REGISTRY  # noqa: PLC0415
-    from ..lang.evaluate import CONSTANTS, SPECIAL_FORMS  # noqa: PLC0415
 
-    special = [(sig, doc) for sig, doc in SPECIAL_FORMS.values()]
-    builtins = [(b.signature, b.doc) for b in REGISTRY.values()]
-    constants = [(name, format_value(value)) for name, value in CONSTANTS.items()]
+    special = [(sig, doc) for sig, doc in namespace.special_forms().values()]
+    builtins = [(b.signature, b.doc) for b in namespace.builtins().values()]
+    constants = [(name, format_value(value)) for name, value in namespace.CONSTANTS.items()]
     return special + builtins, constants
 
 
@@ -57,29 +55,29 @@ def overview() -> list[Section]:
 
 def help_for(name: str, session: Session) -> list[Section]:
     """Help on one name: a built-in, a command, a constant, or the user's own."""
-    from ..core.registry import REGISTRY, closest  # noqa: PLC0415
-    from ..lang.evaluate import CONSTANT_ALIASES, CONSTANTS, SPECIAL_FORMS  # noqa: PLC0415
+    from ..core.registry import closest  # noqa: PLC0415
 
     command = ALIASES.get(name, name)
     if command in COMMANDS or ":" + command in COMMANDS:
         usage, doc = COMMANDS.get(command) or COMMANDS[":" + command]
         return [("Command", [(usage, doc)])]
-    if name in session.functions:
+    values = dict(session.variables())
+    names = namespace.Namespace(values, session.functions)
+    kind = names.kind(name)
+    if kind == namespace.FUNCTION:
         d = session.functions[name]
         return [("Your function", [(d.signature, body_of(d.source))])]
-    if name in REGISTRY:
-        b = REGISTRY[name]
+    if kind == namespace.BUILTIN:
+        b = namespace.builtin_function(name)
         return [("Built-in function", [(b.signature, b.doc)])]
-    if name in SPECIAL_FORMS:
-        return [("Differentiation", [SPECIAL_FORMS[name]])]
-    values = dict(session.variables())
-    if name in values:
+    if kind == namespace.SPECIAL:
+        return [("Differentiation", [namespace.special_forms()[name]])]
+    if kind == namespace.VARIABLE:
         return [("Variable", [(name, format_value(values[name]))])]
-    if name in CONSTANTS:
-        return [("Constant", [(name, format_value(CONSTANTS[name]))])]
-    if name == "ans":  # no value yet: what the name is for
+    if kind == namespace.CONSTANT:
+        return [("Constant", [(name, format_value(namespace.CONSTANTS[name]))])]
+    if kind == namespace.ANS:  # no value yet: what the name is for
         return [("The language", [row for row in LANGUAGE if row[0] == "ans"])]
-    known = [*REGISTRY, *SPECIAL_FORMS, *CONSTANTS, *session.functions, *values, *COMMANDS]
-    match = closest(name, known, CONSTANT_ALIASES)
+    match = closest(name, names.known(COMMANDS), namespace.CONSTANT_ALIASES)
     hint = f"; did you mean {match}?" if match else ""
     raise UsageError(f"no help for '{name}'{hint}")

@@ -18,6 +18,8 @@ from prompt_toolkit.formatted_text import StyleAndTextTuples
 from prompt_toolkit.lexers import Lexer
 from prompt_toolkit.styles import Style
 
+from ..lang.namespace import BUILTIN, CONSTANT, FUNCTION, SPECIAL, VARIABLE, Namespace
+
 if TYPE_CHECKING:
     from .loader import SessionLoader
 
@@ -66,20 +68,16 @@ class Names:
         session = self.loader.peek() if self.loader is not None else None
         if session is None:
             return "call" if call else "name"
-        from ..core.registry import REGISTRY  # noqa: PLC0415 - loaded with the session
-        from ..lang.evaluate import CONSTANTS, SPECIAL_FORMS  # noqa: PLC0415
-
+        names = Namespace(session.values, session.functions)
         if call:
-            if name in session.functions:
-                return "function"
-            if name in SPECIAL_FORMS:
-                return "special"
-            return "builtin" if name in REGISTRY else "call"
-        if name in session.values and name != "ans":
-            return "variable"
-        if name in CONSTANTS or name == "ans":
+            return _CALL_STYLES.get(names.call_kind(name), "call")
+        if name == "ans":  # the last result, whether or not it is there yet
             return "constant"
-        return "name"
+        return _NAME_STYLES.get(names.kind(name), "name")
+
+
+_CALL_STYLES = {FUNCTION: "function", SPECIAL: "special", BUILTIN: "builtin"}
+_NAME_STYLES = {VARIABLE: "variable", CONSTANT: "constant"}
 
 
 def tokens(line: str, classify: Callable[[str, bool], str],

@@ -1,0 +1,134 @@
+"""The parse's inline transformer: gradcli.lang.ast nodes built at each LALR
+reduction, with positions counted in the whole text (not Lark's statement)."""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+from gradcli.lang.ast import (
+    Array,
+    Call,
+    Chain,
+    Implicit,
+    Index,
+    Name,
+    Node,
+    Num,
+    Power,
+    Prime,
+    Slice,
+    Unary,
+)
+
+
+class Origin(threading.local):
+    """Where the statement being parsed starts, for the callbacks below
+    (1, 1 for a direct ``get_parser().parse(text)``)."""
+
+    line = 1
+    column = 1
+
+
+origin = Origin()
+
+
+# A Lark token: a str with .type, .line, .column, .start_pos, .end_line and
+# .end_column. Its class comes from the runtime, so it is only named here.
+Token = Any
+
+
+def at(token: Token) -> tuple[int, int]:
+    """Absolute (line, column) of a token of the statement being parsed."""
+    if token.line == 1:
+        return origin.line, origin.column + token.column - 1
+    return origin.line + token.line - 1, token.column
+
+
+# The grammar's operator tokens, as plain interned strings for the tree.
+_OPS = {op: op for op in ("+", "-", "*", "/", "@")}
+
+
+class Assignment:
+    """``left = right`` before the parser module decides what it is."""
+
+    __slots__ = ("left", "equals", "right")
+
+    def __init__(self, left: Node, equals: Token, right: Node) -> None:
+        self.left, self.equals, self.right = left, equals, right
+
+
+class Builder:
+    """Lark's inline transformer: one method per rule or alias of the grammar,
+    called at each LALR reduction with the rule's children (tokens whose
+    names start with '_' are already dropped)."""
+
+    def statement(self, c: list) -> Node | Assignment:
+        return c[0] if len(c) == 1 else Assignment(c[0], c[1], c[2])
+
+    def sum(self, c: list) -> Chain:
+        first = c[0]
+        rest = tuple(zip([_OPS[op] for op in c[1::2]], c[2::2]))
+        return Chain(first, rest, first.line, first.column)
+
+    product = sum
+
+    def unary(self, c: list) -> Unary:
+        sign, operand = c
+        line, column = at(sign)
+        if type(operand) is Unary:
+            # Collapse a run of signs as it is reduced (innermost first), so
+            # 50,000 of them make one node, not a 50,000-deep tree.
+            op = "+" if operand.op == sign else "-"
+            return Unary(op, operand.operand, line, column)
+        return Unary(_OPS[sign], operand, line, column)
+
+    def implicit(self, c: list) -> Implicit:
+        token, operand = c
+        line, column = at(token)
+        return Implicit(Num(str(token), line, column), operand, line, column)
+
+    def power(self, c: list) -> Power:
+        first = c[0]
+        return Power(tuple(c), first.line, first.column)
+
+    def index(self, c: list) -> Index:
+        target = c[0]  # c[1] is the '[' token, kept for positions
+        return Index(target, tuple(c[2:]), at(c[1]), target.line, target.column)
+
+    def slice(self, c: list) -> Slice:
+        start, colon, stop = c[0], c[1], c[2]
+        step = c[4] if len(c) == 5 else None
+        line, column = (start.line, start.column) if start is not None else at(colon)
+        return Slice(start, stop, step, line, column)
+
+    def number(self, c: list) -> Num:
+        token = c[0]
+        return Num(str(token), *at(token))
+
+    def name(self, c: list) -> Name:
+        token = c[0]
+        return Name(str(token), *at(token))
+
+    def call(self, c: list) -> Call:
+        token = c[0]
+        return Call(str(token), tuple(c[1:]), *at(token))
+
+    def prime(self, c: list) -> Prime:
+        token, primes = c[0], c[1]
+        return Prime(str(token), len(primes), tuple(c[2:]), *at(token))
+
+    def array(self, c: list) -> Array:
+        return Array(tuple(c[1:]), *at(c[0]))
+
+    def __init__(self, tree: type) -> None:
+        self.tree = tree  # the runtime's Tree class
+
+    def __default__(self, data: str, children: list, meta: object) -> Any:
+        if data.startswith("_"):
+            # Lark's own helper rules (for `*` and `?`): their children are
+            # spliced into the parent rule's list, which needs a Tree here.
+            return self.tree(data, children)
+        # Every rule of ours has a method above; a grammar change that adds
+        # one without a method must fail loudly rather than leak a Lark Tree.
+        raise AssertionError(f"gradcli grammar rule {data!r} has no tree builder")
