@@ -60,6 +60,7 @@ from .shapes import (
     transpose,
 )
 from .taylor import elementary as _taylor
+from .taylor import inverse as _inverse
 
 
 def _sign(x: Variable) -> Variable:
@@ -134,19 +135,19 @@ tan = elementwise(
 asin = elementwise(
     "asin", forward="arcsin", derivative=lambda x, y: _one_minus_square(x) ** -0.5,
     doc="inverse sine", domain=(-0.9, 0.9), reference="asin(x)",
-    taylor=_taylor.asin_rule,
+    taylor=_inverse.asin_rule,
     aliases=("arcsin",),
 )
 acos = elementwise(
     "acos", forward="arccos", derivative=lambda x, y: -(_one_minus_square(x) ** -0.5),
     doc="inverse cosine", domain=(-0.9, 0.9), reference="acos(x)",
-    taylor=_taylor.acos_rule,
+    taylor=_inverse.acos_rule,
     aliases=("arccos",),
 )
 atan = elementwise(
     "atan", forward="arctan", derivative=lambda x, y: 1 / (1 + x * x),
     doc="inverse tangent", domain=(-3.0, 3.0), reference="atan(x)",
-    taylor=_taylor.atan_rule,
+    taylor=_inverse.atan_rule,
     aliases=("arctan",),
 )
 sinh = elementwise(
@@ -167,25 +168,25 @@ tanh = elementwise(
 asinh = elementwise(
     "asinh", forward="arcsinh", derivative=lambda x, y: (x * x + 1) ** -0.5,
     doc="inverse hyperbolic sine", domain=(-3.0, 3.0), reference="asinh(x)",
-    taylor=_taylor.asinh_rule,
+    taylor=_inverse.asinh_rule,
     aliases=("arcsinh", "arsinh"),
 )
 acosh = elementwise(
     "acosh", forward="arccosh", derivative=lambda x, y: _one_minus_square(x, -1.0) ** -0.5,
     doc="inverse hyperbolic cosine", domain=(1.1, 5.0), reference="acosh(x)",
-    taylor=_taylor.acosh_rule,
+    taylor=_inverse.acosh_rule,
     aliases=("arccosh", "arcosh"),
 )
 atanh = elementwise(
     "atanh", forward="arctanh", derivative=lambda x, y: 1 / _one_minus_square(x),
     doc="inverse hyperbolic tangent", domain=(-0.9, 0.9), reference="atanh(x)",
-    taylor=_taylor.atanh_rule,
+    taylor=_inverse.atanh_rule,
     aliases=("arctanh", "artanh"),
 )
 abs = elementwise(
     "abs", forward="abs", derivative=lambda x, y: _sign(x),
     doc="absolute value", domain=(0.2, 3.0), reference="Abs(x)",
-    taylor=_taylor.abs_rule,
+    taylor=_inverse.abs_rule,
     aliases=("fabs",),
 )
 sigmoid = elementwise(

@@ -14,10 +14,9 @@ alike and the arithmetic of the derivative rules simplifies as it goes:
 ``Add``   ``const + c1*t1 + c2*t2 ...``: like terms collected (``2*x + 3*x``
           is ``5*x``); a rational times a sum is distributed, as SymPy does.
 
-Products of sums are never expanded, so common factors stay factored.
-Nodes overload ``+ - * / **`` and unary minus, and a registry built-in given
-a node returns a node (``__gradcli_call__``): the derivative rules written in
-core operations run on them unchanged.
+Products of sums are never expanded, so common factors stay factored. Nodes
+overload ``+ - * / **`` and unary minus, and a built-in given a node returns
+one (``__gradcli_call__``): the registry's derivative rules run on them.
 """
 
 from __future__ import annotations
@@ -27,12 +26,10 @@ from fractions import Fraction
 from typing import Any
 
 from ..errors import MathError
+from .roots import exact_root
 
-# Node kinds; also the first item of every key, which orders nodes canonically.
-NUM, SYM, CALL, MUL, ADD = range(5)
-
-# Folding an exact power past this many bits keeps it symbolic (2^100000 stays).
-_MAX_BITS = 4096
+NUM, SYM, CALL, MUL, ADD = range(5)  # node kinds; a key's first item orders nodes
+_MAX_BITS = 4096  # an exact power past this many bits stays symbolic (2^100000)
 
 
 class Expr:
@@ -333,19 +330,6 @@ def _finish(coeff: Num, factors: dict[Expr, Expr]) -> Expr:
     return Mul(coeff, tuple(items))
 
 
-def _root(n: int, q: int) -> int | None:
-    """The exact q-th root of n >= 0, or None."""
-    if n < 2:
-        return n
-    r = round(n ** (1.0 / q)) if n.bit_length() < 1000 else None
-    if r is None:
-        return None
-    for c in (r - 1, r, r + 1):
-        if c >= 0 and c**q == n:
-            return c
-    return None
-
-
 def _num_pow(b: Num, e: Num) -> Expr | None:
     """``b^e`` as a number when it is exactly one, else None."""
     p, q = e.value.numerator, e.value.denominator
@@ -359,7 +343,7 @@ def _num_pow(b: Num, e: Num) -> Expr | None:
     if q != 1:
         if v < 0:
             return None
-        rn, rd = _root(v.numerator, q), _root(v.denominator, q)
+        rn, rd = exact_root(v.numerator, q), exact_root(v.denominator, q)
         if rn is None or rd is None:
             return None
         v = Fraction(rn, rd)

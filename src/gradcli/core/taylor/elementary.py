@@ -10,22 +10,19 @@ from typing import Any
 import numpy as np
 
 from ..backend import get_array_module
+from .geometric import _geom, _geom_underflows, _times_geom
+from .powers import _pow_hi
 from .rows import (
-    _binary,
     _col,
     _dtype,
     _empty,
     _f,
-    _geom,
-    _geom_underflows,
     _py_ok,
     _py_rows,
     _recips,
-    _times_geom,
     _Work,
     _writes_derivatives,
 )
-from .series import _div_hi, _leading, _mul_hi, _pow_hi
 
 
 def exp_rule(u0: Any, U: Any, y0: Any, n: int) -> Any:
@@ -376,81 +373,3 @@ def sigmoid_rule(u0: Any, U: Any, y0: Any, n: int) -> Any:
     # sigmoid(u) = (1 + tanh(u/2)) / 2 satisfies y' = y (1 - y) u', tanh's Riccati form
     return _riccati(u0, U, y0, n, _g_sigmoid, 1.0, -1.0)
 
-
-def _integral(u0: Any, U: Any, y0: Any, n: int, alpha: float, gamma: float,
-              power: float, sign: float) -> Any:
-    """y = integral of sign * (alpha + gamma u**2)**power du (asin, atan, acosh, ...).
-
-    The derivative's series g is needed to order n-1 only; then
-    k y_k = sum_{j=1..k} j u_j g_{k-j}.
-    """
-    xp = get_array_module(U)
-    dtype = _dtype(y0)
-    d = U.shape[0]
-    if alpha == gamma:
-        w0 = alpha + gamma * (u0 * u0)
-    else:  # 1 - u**2 or u**2 - 1 as a product: the subtraction cancels near |u| = 1
-        # + 0.0 makes -0.0 (gamma = -1 at |u| = 1) +0.0, the limit from inside the
-        # domain: acos's derivatives at 1 came out -inf, inf, inf (all are -inf)
-        w0 = gamma * ((u0 - 1.0) * (u0 + 1.0)) + 0.0
-    g0 = 1.0 / w0 if power == -1.0 else w0**power
-    if n > 1:
-        sq = _mul_hi(u0, U, u0, U, n - 1, u0.shape)
-        W = sq * gamma if gamma != 1.0 else sq
-        if power == -1.0:
-            G = _div_hi(None, None, w0, W, g0, n - 1)
-        else:
-            # the series of w**power itself, signed after: at w0 = 0 its rule reads
-            # an infinite value as w0**power, and acos's -inf flipped orders 2, 3
-            G = _pow_hi(w0, W, g0, n - 1, power)
-        if sign < 0:
-            G = -G
-    else:
-        G = xp.zeros((0,) + y0.shape, dtype=dtype)
-    if sign < 0:
-        g0 = -g0
-    w = _Work(y0, n)
-    Gr = w.rows(g0, G) if w.vec else [g0, *G]
-    Ut = w.weighted(w.rows(u0, U), d)
-    Y = w.out(w.s(y0))
-    for k in range(1, n + 1):
-        w.spput(Y, k, Ut, Gr, 1, min(k, d), 1.0 / k)
-    return w.result(Y)
-
-
-def asin_rule(u0: Any, U: Any, y0: Any, n: int) -> Any:
-    return _integral(u0, U, y0, n, 1.0, -1.0, -0.5, 1.0)
-
-
-def acos_rule(u0: Any, U: Any, y0: Any, n: int) -> Any:
-    return _integral(u0, U, y0, n, 1.0, -1.0, -0.5, -1.0)
-
-
-def atan_rule(u0: Any, U: Any, y0: Any, n: int) -> Any:
-    return _integral(u0, U, y0, n, 1.0, 1.0, -1.0, 1.0)
-
-
-def asinh_rule(u0: Any, U: Any, y0: Any, n: int) -> Any:
-    return _integral(u0, U, y0, n, 1.0, 1.0, -0.5, 1.0)
-
-
-def acosh_rule(u0: Any, U: Any, y0: Any, n: int) -> Any:
-    return _integral(u0, U, y0, n, -1.0, 1.0, -0.5, 1.0)
-
-
-def atanh_rule(u0: Any, U: Any, y0: Any, n: int) -> Any:
-    return _integral(u0, U, y0, n, 1.0, -1.0, -1.0, 1.0)
-
-
-def abs_rule(u0: Any, U: Any, y0: Any, n: int) -> Any:
-    """|u| = sign(u0) u near u0. Where u0 = 0 and u's first nonzero coefficient
-    u_m has an even order m, |u| is sign(u_m) u on both sides (|x^2| is x^2);
-    for an odd m it has a kink, and sign(0) = 0 there, as backprop's derivative
-    (and SymPy's sign, and PyTorch) has it."""
-    xp = get_array_module(u0)
-    s = xp.sign(u0)
-    if not bool(xp.all(u0)):
-        m, lead = _leading(xp.broadcast_to(U, (U.shape[0],) + s.shape))
-        even = (m > 0) & (m % 2 == 0) & xp.isfinite(lead)
-        s = xp.where((u0 == 0) & even, xp.sign(lead), s)
-    return _binary(np.multiply, s, U)

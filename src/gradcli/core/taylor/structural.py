@@ -32,8 +32,9 @@ from ..ops import (
 from ..stack import Stack
 from . import singular
 from .elementary import exp_rule, log_rule
+from .powers import _pow_hi
 from .rows import _bshape, _dtype, _empty, _expand, _lift
-from .series import _div_hi, _mul_hi, _pow_hi
+from .series import _div_hi, _mul_hi
 
 Rule = Callable[..., Any]
 
