@@ -32,7 +32,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
-from test_check_adaptive import (  # noqa: E402
+from test_check_adaptive import (
     ELEMENTWISE,
     _values,
     autodiff,
@@ -40,8 +40,8 @@ from test_check_adaptive import (  # noqa: E402
     mutation_survey,
 )
 
-from gradcli.core.check import agrees, central_difference, ridders  # noqa: E402
-from gradcli.core.registry import REGISTRY  # noqa: E402
+from gradcli.core.check import agrees, central_difference, ridders
+from gradcli.core.registry import REGISTRY
 
 
 def stress(dtype: type, seed: int = 1) -> tuple[int, int]:

@@ -313,7 +313,7 @@ def bench_all(peers, n, repeats, warmup, on_error, keep_gc=False, clock="wall"):
     def attempt(p):
         try:
             return run_once(p, n, keep_gc)
-        except Exception as e:  # noqa: BLE001 - report any failure, go on
+        except Exception as e:  # report any failure, go on
             on_error(p, n, e)
             live.remove(p)
             return None
@@ -518,7 +518,7 @@ def main(argv=None):
                 continue
             try:
                 extra = p.check_extra(n)
-            except Exception as e:  # noqa: BLE001
+            except Exception as e:
                 on_error(p, n, e)
                 extra = []
             rows.append(r)

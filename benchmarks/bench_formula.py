@@ -27,12 +27,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
-import sympy  # noqa: E402
-from test_formula_corpus import CORPUS, COUNT_NAMES, X, to_sympy  # noqa: E402
+import sympy
+from test_formula_corpus import CORPUS, COUNT_NAMES, X, to_sympy
 
-from gradcli.formula import derivatives, from_ast, plain  # noqa: E402
-from gradcli.formula import simplify as _simplify  # noqa: E402
-from gradcli.lang.parser import parse  # noqa: E402
+from gradcli.formula import derivatives, from_ast, plain
+from gradcli.formula import simplify as _simplify
+from gradcli.lang.parser import parse
 
 
 def ops_of(text: str, names: dict | None = None) -> int:

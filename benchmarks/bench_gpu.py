@@ -29,10 +29,10 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from bench_taylor import CODES, FORMULAS, GRADCLI_NS  # noqa: E402 - puts ../src first
+from bench_taylor import CODES, FORMULAS, GRADCLI_NS  # puts ../src first
 
-from gradcli.core import Variable, gpu_available  # noqa: E402
-from gradcli.core.taylor import taylor_derivatives  # noqa: E402
+from gradcli.core import Variable, gpu_available
+from gradcli.core.taylor import taylor_derivatives
 
 
 def best_time(fn: Callable[[], Any], sync: Callable[[], None], repeat: int) -> float:

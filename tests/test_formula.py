@@ -31,7 +31,7 @@ from gradcli.lang.parser import parse
 from gradcli.session import Session
 
 sys.path.insert(0, str(Path(__file__).parent))
-from test_formula_corpus import CORPUS  # noqa: E402
+from test_formula_corpus import CORPUS
 
 
 def node(text: str):

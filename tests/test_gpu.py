@@ -65,7 +65,7 @@ gpu = pytest.mark.skipif(not gpu_available(), reason="needs CuPy and a CUDA devi
 
 
 @pytest.fixture
-def cp():  # noqa: ANN201
+def cp():
     import cupy
 
     return cupy
@@ -73,7 +73,7 @@ def cp():  # noqa: ANN201
 
 @pytest.mark.gpu
 @gpu
-def test_variable_on_cupy_forward_backward(cp) -> None:  # noqa: ANN001
+def test_variable_on_cupy_forward_backward(cp) -> None:
     data = np.linspace(-1.0, 1.0, 7)
     x = Variable(cp.asarray(data))
     assert get_array_module(x) is cp and get_array_module(x.data) is cp
@@ -88,7 +88,7 @@ def test_variable_on_cupy_forward_backward(cp) -> None:  # noqa: ANN001
 
 @pytest.mark.gpu
 @gpu
-def test_matmul_and_broadcast_on_cupy_match_numpy(cp) -> None:  # noqa: ANN001
+def test_matmul_and_broadcast_on_cupy_match_numpy(cp) -> None:
     rng = np.random.default_rng(0)
     a, b, c = rng.normal(size=(3, 4)), rng.normal(size=(4, 2)), rng.normal(size=(2,))
     results = {}
@@ -104,7 +104,7 @@ def test_matmul_and_broadcast_on_cupy_match_numpy(cp) -> None:  # noqa: ANN001
 
 @pytest.mark.gpu
 @gpu
-def test_python_scalars_and_constants_on_cupy(cp) -> None:  # noqa: ANN001
+def test_python_scalars_and_constants_on_cupy(cp) -> None:
     x = Variable(cp.asarray([1.0, 2.0], dtype=cp.float32))
     y = 2 * x + 1.5 - x / 4 + 2**x + x**2
     assert y.dtype == np.float32
@@ -117,7 +117,7 @@ def test_python_scalars_and_constants_on_cupy(cp) -> None:  # noqa: ANN001
 
 @pytest.mark.gpu
 @gpu
-def test_higher_derivatives_and_indexing_on_cupy(cp) -> None:  # noqa: ANN001
+def test_higher_derivatives_and_indexing_on_cupy(cp) -> None:
     x = Variable(cp.asarray(np.array([2.0])))
     ds = higher_derivatives(x**4 - 2 * x**2, x, 5)
     assert [float(as_numpy(d.data)[0]) for d in ds] == [24.0, 44.0, 48.0, 24.0, 0.0]
@@ -128,7 +128,7 @@ def test_higher_derivatives_and_indexing_on_cupy(cp) -> None:  # noqa: ANN001
 
 @pytest.mark.gpu
 @gpu
-def test_to_gpu_to_cpu_round_trip(cp) -> None:  # noqa: ANN001
+def test_to_gpu_to_cpu_round_trip(cp) -> None:
     data = np.arange(6.0).reshape(2, 3)
     x = Variable(data.copy())
     x.to_gpu()
@@ -158,7 +158,7 @@ def _points(name: str, count: int = 7) -> np.ndarray:
     return np.linspace(lo, hi, count + 2)[1:-1]
 
 
-def _both(build, data: np.ndarray, cp, method):  # noqa: ANN001, ANN202
+def _both(build, data: np.ndarray, cp, method):
     """method(build, x) on NumPy and on CuPy; the CuPy results must be CuPy arrays."""
     out = {}
     for name, xp in (("cpu", np), ("gpu", cp)):
@@ -172,7 +172,7 @@ def _both(build, data: np.ndarray, cp, method):  # noqa: ANN001, ANN202
     return out["gpu"], out["cpu"]
 
 
-def _assert_orders_close(got, want, rtol: float, what: str) -> None:  # noqa: ANN001
+def _assert_orders_close(got, want, rtol: float, what: str) -> None:
     assert len(got) == len(want), what
     for k, (g, w) in enumerate(zip(got, want)):
         assert g.shape == w.shape, f"{what} order {k}"
@@ -184,15 +184,15 @@ def _assert_orders_close(got, want, rtol: float, what: str) -> None:  # noqa: AN
 @pytest.mark.gpu
 @gpu
 @pytest.mark.parametrize("name", ELEMENTWISE)
-def test_every_builtin_by_taylor_mode_on_cupy_matches_numpy(cp, name) -> None:  # noqa: ANN001
+def test_every_builtin_by_taylor_mode_on_cupy_matches_numpy(cp, name) -> None:
     call = REGISTRY[name].call
     a = _points(name)
 
-    def nonlinear(x):  # noqa: ANN001, ANN202
+    def nonlinear(x):
         d = x - float(a[3])
         return call(float(a[3]) + 0.5 * d + 0.3 * d * d)
 
-    def taylor(y, x):  # noqa: ANN001, ANN202
+    def taylor(y, x):
         return taylor_derivatives(y, x, 8)
 
     for build in (call, nonlinear):
@@ -205,8 +205,8 @@ def test_every_builtin_by_taylor_mode_on_cupy_matches_numpy(cp, name) -> None:  
 @pytest.mark.gpu
 @gpu
 @pytest.mark.parametrize("name", ELEMENTWISE)
-def test_every_builtin_by_backprop_on_cupy_matches_numpy(cp, name) -> None:  # noqa: ANN001
-    def backprop(y, x):  # noqa: ANN001, ANN202
+def test_every_builtin_by_backprop_on_cupy_matches_numpy(cp, name) -> None:
+    def backprop(y, x):
         return [y.data] + [d.data for d in higher_derivatives(y, x, 3)]
 
     got, want = _both(REGISTRY[name].call, _points(name), cp, backprop)
@@ -217,11 +217,11 @@ def test_every_builtin_by_backprop_on_cupy_matches_numpy(cp, name) -> None:  # n
 @gpu
 @pytest.mark.parametrize("text", FIVE)
 @pytest.mark.parametrize("order", [30, 250])
-def test_high_orders_on_cupy_match_numpy(cp, text, order) -> None:  # noqa: ANN001
+def test_high_orders_on_cupy_match_numpy(cp, text, order) -> None:
     """Order 30, and order 250, past k!'s overflow, where the series is scaled."""
     data = np.array([-1.3, 0.0, 0.7, 2.0])
 
-    def taylor(y, x):  # noqa: ANN001, ANN202
+    def taylor(y, x):
         return taylor_derivatives(y, x, order)
 
     with np.errstate(all="ignore"):
@@ -241,7 +241,7 @@ def test_high_orders_on_cupy_match_numpy(cp, text, order) -> None:  # noqa: ANN0
 
 @pytest.mark.gpu
 @gpu
-def test_a_million_points_by_taylor_mode_on_cupy(cp) -> None:  # noqa: ANN001
+def test_a_million_points_by_taylor_mode_on_cupy(cp) -> None:
     """A large CuPy array is replayed whole on the GPU (blocks are NumPy's), with the
     numbers NumPy's blocks give."""
     data = np.linspace(-2.0, 2.0, 1_000_000)
@@ -294,7 +294,7 @@ def _cli(device: str, args: tuple[str, ...]) -> subprocess.CompletedProcess[str]
     )
 
 
-def _same_json(got, want, where: str, rtol: float) -> None:  # noqa: ANN001
+def _same_json(got, want, where: str, rtol: float) -> None:
     """Equal structure and text; numbers equal to rtol of their row's size (the
     errors of --check, differences of nearly equal numbers, to rtol absolute)."""
     if isinstance(want, dict):
@@ -326,7 +326,7 @@ def _same_json(got, want, where: str, rtol: float) -> None:  # noqa: ANN001
 @pytest.mark.gpu
 @gpu
 @pytest.mark.parametrize("case", CLI_CASES)
-def test_cli_on_the_gpu_prints_what_it_prints_on_the_cpu(case) -> None:  # noqa: ANN001
+def test_cli_on_the_gpu_prints_what_it_prints_on_the_cpu(case) -> None:
     """Values, derivatives, checks, series and gradients agree; warnings and errors
     (standard error, and the JSON error objects) and exit status are the same."""
     import json

@@ -47,7 +47,7 @@ def test_pieces_are_json_dumps_byte_for_byte(shape, monkeypatch) -> None:
 
 
 def test_out_of_memory_while_writing_is_the_computing_error(monkeypatch, capsys) -> None:
-    def starving(res):  # noqa: ANN001, ANN202
+    def starving(res):
         raise MemoryError
         yield ""
 

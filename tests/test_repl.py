@@ -273,7 +273,7 @@ def test_help_lists_built_ins_from_the_registry_and_commands(tmp_path) -> None:
     assert out.count("inverse hyperbolic sine") == 2  # in the list, then on its own
     # each section's title on one line (as a table's title it wrapped at the
     # narrow constants table's width)
-    from gradcli.repl.helptext import overview  # noqa: PLC0415
+    from gradcli.repl.helptext import overview
 
     lines = out.splitlines()
     assert all(title in lines for title, _ in overview())

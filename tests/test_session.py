@@ -595,7 +595,7 @@ class _LikeGPU(Session):
         self._reports_fp_errors = False
 
     @contextlib.contextmanager
-    def _capture_fp_errors(self):  # noqa: ANN202
+    def _capture_fp_errors(self):
         with np.errstate(all="ignore"):
             yield []
 

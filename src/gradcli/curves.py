@@ -135,7 +135,7 @@ def sample_curves(evaluate: Evaluate, exprs: Sequence[str], var: str, a: float, 
 
 def _about_nonfinite(message: str) -> bool:
     # nan outside the domain and inf at a pole become gaps: what the curve is for
-    from .core.fpe import INF_RESULT, NAN_RESULT  # noqa: PLC0415
+    from .core.fpe import INF_RESULT, NAN_RESULT
 
     return message.endswith((NAN_RESULT, INF_RESULT))
 
@@ -253,11 +253,11 @@ def session_evaluator(session: Session) -> Evaluate:
     the variable: the session's bindings and defined functions apply, and its
     method (Taylor mode, one pass for every order). The variable's binding and
     ``ans`` are restored afterwards; definitions made in the text stay."""
-    from .session import EvalOptions  # noqa: PLC0415
+    from .session import EvalOptions
 
     def evaluate(text: str, var: str, grid: np.ndarray,
                  order: int) -> tuple[list[np.ndarray], list[str]]:
-        from .lang.evaluate import MAX_ORDER  # noqa: PLC0415
+        from .lang.evaluate import MAX_ORDER
 
         order = min(order, MAX_ORDER)
         with session.scratch(var, grid):

@@ -53,8 +53,8 @@ class EvalOptions(Record, mutable=True):
 
 def evaluate_expression(session: Session, node: Any, options: EvalOptions, res: Result) -> None:
     """Fill ``res`` with the value of ``node`` and what ``options`` ask for."""
-    from .checking import check_derivatives  # noqa: PLC0415 - only with --check
-    from .formulas import add_formulas, applies, evaluate_formulas  # noqa: PLC0415
+    from .checking import check_derivatives  # only with --check
+    from .formulas import add_formulas, applies, evaluate_formulas
 
     if applies(session, node, options):
         evaluate_formulas(session, node, options, res)
@@ -129,7 +129,7 @@ def evaluate_expression(session: Session, node: Any, options: EvalOptions, res: 
         gs = core_grad(y, list(leaves.values())) if leaves else []
         res.gradient = {n: host(g.data) for n, g in zip(leaves, gs)}
         if gradient_check:
-            from .checking import check_gradient  # noqa: PLC0415
+            from .checking import check_gradient
 
             res.check = check_gradient(session, node, leaves, res.gradient)
     if options.formula:
@@ -206,7 +206,7 @@ def _check_series_shape(y: Variable, x: Variable, wrt: str | None) -> None:
         raise UsageError(
             f"a series needs a result of the shape of {wrt} (one value per point); "
             f"this one has shape {tuple(y.shape)} and {wrt} {tuple(x.shape)}")
-    from .core.mixing import mixes_elements  # noqa: PLC0415
+    from .core.mixing import mixes_elements
 
     if mixes_elements(y, x):
         raise UsageError(
@@ -251,7 +251,7 @@ def _over_blocks(session: Session, node: Any, options: EvalOptions,
     try:
         ev = Evaluator(session, keep_graph=True, overlay={wrt: sample(values)})
         y, x = ev.eval(node), ev.leaf(wrt)
-    except Exception:  # noqa: BLE001 - the whole array is evaluated instead
+    except Exception:  # the whole array is evaluated instead
         return None
     if x is None or type(x) is Constant:
         return None

@@ -29,7 +29,7 @@ _DIFFERENTIATING = ("diff", "grad")
 
 def unbound(session: Session, node: Any) -> list[str]:
     """The variables ``node`` reads (itself or through its functions) that have no value."""
-    from .variables import is_builtin  # noqa: PLC0415
+    from .variables import is_builtin
 
     return [n for n in free_names(node, session.functions)
             if n not in session.values and n not in CONSTANTS and n != "ans"
@@ -65,7 +65,7 @@ def formula_wrt(session: Session, node: Any, options: EvalOptions) -> str | None
     """The variable of --order's formulas: --wrt, or the only variable; None
     where there are several (a*x^2 with a bound needs --wrt x: with x + nosuch
     and x bound, the name without a value is a typo far more often)."""
-    from .variables import default_wrt  # noqa: PLC0415
+    from .variables import default_wrt
 
     if options.wrt is not None:
         return options.wrt
@@ -82,22 +82,22 @@ def _all_unbound(session: Session, node: Any) -> bool:
 
 def _values(session: Session) -> dict[str, Any]:
     # a bound scalar is its number in the formula; an array cannot be one
-    from .core.backend import as_numpy  # noqa: PLC0415
+    from .core.backend import as_numpy
 
     return {k: float(as_numpy(v)) for k, v in session.values.items()
             if np.ndim(v) == 0 and k != "ans"}
 
 
 def formula_of(session: Session, node: Any) -> Any:
-    from .formula import from_ast  # noqa: PLC0415 - only statements with formulas
+    from .formula import from_ast  # only statements with formulas
 
     return from_ast(node, session.functions, _values(session))
 
 
 def evaluate_formulas(session: Session, node: Any, options: EvalOptions, res: Result) -> None:
     """Fill ``res`` with the formulas the statement asks for (see the module)."""
-    from .formula import derivatives, diff  # noqa: PLC0415
-    from .variables import order_limit  # noqa: PLC0415
+    from .formula import derivatives, diff
+    from .variables import order_limit
 
     order_limit("order", options.order)
     res.kind = "formula"
@@ -124,7 +124,7 @@ def evaluate_formulas(session: Session, node: Any, options: EvalOptions, res: Re
 def add_formulas(session: Session, node: Any, options: EvalOptions, res: Result) -> None:
     """``--formula``: the formulas of a numeric answer beside its numbers (the
     variable differentiated by stays a symbol; the others are their values)."""
-    from .formula import derivatives, diff, from_ast  # noqa: PLC0415
+    from .formula import derivatives, diff, from_ast
 
     values = _values(session)
     if res.wrt is not None:
@@ -132,7 +132,7 @@ def add_formulas(session: Session, node: Any, options: EvalOptions, res: Result)
     if res.gradient is not None:
         for name in res.gradient:
             values.pop(name, None)
-    from .errors import GradcliError  # noqa: PLC0415
+    from .errors import GradcliError
 
     try:
         f = from_ast(node, session.functions, values)
@@ -150,8 +150,8 @@ def add_formulas(session: Session, node: Any, options: EvalOptions, res: Result)
 def prime_formula(session: Session, name: str, order: int) -> str | None:
     """``f'(x) = ...``: the formula of the derivative of a function of one
     variable (defined, or an elementwise built-in); None for any other name."""
-    from .core.registry import REGISTRY  # noqa: PLC0415
-    from .formula import diff, from_ast, plain  # noqa: PLC0415
+    from .core.registry import REGISTRY
+    from .formula import diff, from_ast, plain
 
     definition = session.functions.get(name)
     entry = REGISTRY.get(name)
@@ -161,7 +161,7 @@ def prime_formula(session: Session, name: str, order: int) -> str | None:
         param = "x"
     else:
         return None
-    from .errors import GradcliError  # noqa: PLC0415
+    from .errors import GradcliError
 
     values = {k: v for k, v in _values(session).items() if k != param}
     call = ast.Call(func=name, args=(ast.Name(id=param, line=0, column=0),), line=0, column=0)
@@ -176,8 +176,8 @@ def prime_formula(session: Session, name: str, order: int) -> str | None:
 def definition_text(session: Session, definition: Any) -> str | None:
     """The body of a definition that takes a derivative (``df(x) = diff(...)``)
     as the formula it is; None for other definitions, or where it has none."""
-    from .errors import GradcliError  # noqa: PLC0415
-    from .formula import from_ast, plain  # noqa: PLC0415
+    from .errors import GradcliError
+    from .formula import from_ast, plain
 
     if not differentiates(definition.body):
         return None

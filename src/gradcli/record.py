@@ -32,7 +32,7 @@ _set = object.__setattr__
 _MISSING = object()
 
 
-class factory:  # noqa: N801 - reads as a function at the declaration site
+class factory:  # reads as a function at the declaration site
     """A default made by calling ``make()`` for each new record."""
 
     __slots__ = ("make",)

@@ -122,7 +122,7 @@ class Result(Record, mutable=True):
         out: dict[str, Any] = {}
         if self.formulas is None and self.gradient_formulas is None:
             return out
-        from .formula import plain  # noqa: PLC0415 - only results with formulas
+        from .formula import plain  # only results with formulas
 
         if self.kind == "formula" and self.wrt is not None:
             out["wrt"] = self.wrt

@@ -53,6 +53,6 @@ def variables_of(session: Session, node: Any) -> list[str]:
 
 
 def is_builtin(name: str) -> bool:
-    from .core.registry import REGISTRY  # noqa: PLC0415 - filled by the evaluator's import
+    from .core.registry import REGISTRY  # filled by the evaluator's import
 
     return name in REGISTRY or name in SPECIAL_FORMS

@@ -39,7 +39,7 @@ def grad(
     finally:
         y.grad = None
         if retain:
-            from .dot import walk  # noqa: PLC0415 - only for inputs that are not leaves
+            from .dot import walk  # only for inputs that are not leaves
 
             for v in walk(y)[0]:
                 if v.creator is not None:
@@ -66,7 +66,7 @@ BACKPROP_MAX_NODES = 150_000
 def mixed_warning(y: Variable, x: Variable) -> str | None:
     """What to tell a user whose y has x's shape but mixes x's elements (x*sum(x),
     A @ x): its derivatives by x are still those of the sum of its elements."""
-    from .mixing import mixes_elements  # noqa: PLC0415 - walks the graph
+    from .mixing import mixes_elements  # walks the graph
 
     if not y.ndim or y.shape != x.shape or x.size < 2 or not mixes_elements(y, x):
         return None
@@ -173,7 +173,7 @@ def nested_derivative(y: Variable, x: Variable, order: int,
     Raises LimitError once the graphs of the orders so far add up to more than
     ``max_nodes`` nodes (default BACKPROP_MAX_NODES).
     """
-    from .dot import walk  # noqa: PLC0415 - only nested derivatives need it
+    from .dot import walk  # only nested derivatives need it
 
     if max_nodes is None:
         max_nodes = BACKPROP_MAX_NODES

@@ -36,7 +36,7 @@ class Note(Record):
 
 def _taylor() -> Any:
     """core.taylor, imported on first use (most statements need no derivatives)."""
-    from . import taylor  # noqa: PLC0415
+    from . import taylor
 
     return taylor
 

@@ -35,7 +35,7 @@ _MIXING: tuple[type[Function], ...] = (Sum, MatMul, GetItem, GetItemGrad, _Extre
 
 
 def _registry_classes() -> tuple[type[Function], ...]:
-    from .registry import REGISTRY  # noqa: PLC0415 - the registry imports graph first
+    from .registry import REGISTRY  # the registry imports graph first
 
     return tuple(e.function for e in REGISTRY.values()
                  if e.kind == "elementwise" and e.function is not None)

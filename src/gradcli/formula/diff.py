@@ -114,7 +114,7 @@ def diff(x: Expr, var: str, order: int = 1, limit: int = SIZE_LIMIT) -> Expr:
 def derivatives(x: Expr, var: str, order: int, limit: int = SIZE_LIMIT) -> list[Expr]:
     """The derivatives of orders 1..order, each checked against the size
     limit as soon as it is made (so swell stops early, never a hang)."""
-    from .printing import plain  # noqa: PLC0415 - printing is only needed here
+    from .printing import plain  # printing is only needed here
 
     out = []
     for k in range(1, order + 1):

@@ -181,7 +181,7 @@ def formula_rows(res: Result) -> str:
     order (0..N), or ``d/dx`` a variable of a gradient. A numeric result (a
     statement after the first) has its numbers in the formula column, a
     failed one its message under error."""
-    from ..formula import plain  # noqa: PLC0415 - only results with formulas
+    from ..formula import plain  # only results with formulas
 
     if res.error is not None:
         return format_row([res.input, "", "", res.error.message])
@@ -221,7 +221,7 @@ class CsvRenderer:
         if self.formulas:
             return formula_rows(res)
         if res.kind == "formula":  # after numbers: the formulas in the value columns
-            from ..formula import plain  # noqa: PLC0415
+            from ..formula import plain
 
             cells = {"input": res.input, "wrt": res.wrt or "",
                      "value": plain(res.formulas[0]) if res.formulas else ""}

@@ -84,8 +84,8 @@ def clip_note(data: Curves) -> str:
 def figure(data: Curves) -> Figure:
     """The matplotlib Figure of ``data`` (on the Agg canvas, not shown anywhere)."""
     try:
-        from matplotlib.backends.backend_agg import FigureCanvasAgg  # noqa: PLC0415
-        from matplotlib.figure import Figure  # noqa: PLC0415
+        from matplotlib.backends.backend_agg import FigureCanvasAgg
+        from matplotlib.figure import Figure
     except ImportError:
         raise ToolMissingError("drawing a curve to a file needs matplotlib; "
                                "install it with: pip install matplotlib") from None

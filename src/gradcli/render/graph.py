@@ -52,7 +52,7 @@ def write_graph(g: GraphResult, path: str) -> list[str]:
     ``dot`` is needed and missing, LimitError for a graph too large to lay out,
     and GradcliError when the file cannot be written.
     """
-    from ..core.dot import render_dot  # noqa: PLC0415 - keeps the REPL's startup light
+    from ..core.dot import render_dot  # keeps the REPL's startup light
 
     ext = graph_format(path)
     if ext != ".dot" and g.nodes > RENDER_LIMIT:
@@ -60,7 +60,7 @@ def write_graph(g: GraphResult, path: str) -> list[str]:
             f"the graph has {g.nodes} nodes, too many to lay out as {ext} in reasonable "
             f"time (the limit is {RENDER_LIMIT}); write a .dot file instead, or lower --order"
         )
-    from ..atomic import replacing  # noqa: PLC0415
+    from ..atomic import replacing
 
     try:
         # a temporary file renamed into place: a failed write leaves the old file

@@ -15,7 +15,7 @@ from .plain import RenderOptions, formula_lines, render_plain
 
 def render_latex(res: Result, opts: RenderOptions, point: Any = None) -> list[str]:
     """The lines ``res`` prints in LaTeX format."""
-    from ..formula import latex  # noqa: PLC0415
+    from ..formula import latex
 
     if res.error is not None or not (res.formulas or res.gradient_formulas):
         return render_plain(res, opts, point)

@@ -63,7 +63,7 @@ def series_text(coefficients: list[Any], var: str, point: Any,
             terms.append(power if bool(np.all(c == 1)) else f"{format_value(c, digits)}*{power}")
         return " + ".join(terms) if terms else "0"
 
-    from ..formula.series_text import series_text as as_mathematics  # noqa: PLC0415
+    from ..formula.series_text import series_text as as_mathematics
 
     # simple rationals exact, rounding noise left out, the point as typed
     text = point_text or format_number(float(a), digits)
@@ -114,7 +114,7 @@ def formula_lines(res: Result, labelled: bool = False, write: Any = None) -> lis
     """A formula result's lines: orders 0..N one a line, or ``d/dx: ...`` for
     each variable of a gradient (``labelled``: ``order K: ...`` for the orders).
     ``write`` prints a formula (gradcli's own syntax by default)."""
-    from ..formula import plain  # noqa: PLC0415 - only results with formulas
+    from ..formula import plain  # only results with formulas
 
     write = write or plain
     lines = [f"order {k}: {write(f)}" if labelled else write(f)

@@ -152,7 +152,7 @@ class TableRenderer:
                 columns.pop(1)
         formulas = dict(enumerate(res.formulas or ()))
         if formulas:
-            from ..formula import plain  # noqa: PLC0415
+            from ..formula import plain
 
             columns.append("formula")
         rows = []
@@ -174,7 +174,7 @@ class TableRenderer:
         self._show(title, columns, rows)
 
     def _formulas(self, res: Result) -> None:
-        from ..formula import plain  # noqa: PLC0415
+        from ..formula import plain
 
         if res.gradient_formulas is not None:
             self._show(res.input, ["variable", "partial derivative"],

@@ -92,7 +92,7 @@ def render_terminal(data: Curves, columns: int = 80, rows: int = 24,
 def _plot(xs: list[np.ndarray], ys: list[np.ndarray], names: list[str], title: str,
           data: Curves, lo: float, hi: float, width: int, height: int, columns: int,
           colour: bool) -> str:
-    from uniplot import plot_to_string  # noqa: PLC0415 - only a terminal plot needs it
+    from uniplot import plot_to_string  # only a terminal plot needs it
 
     return plot_to_string(
         ys, xs, lines=True, width=width, height=height, character_set="braille",
@@ -105,7 +105,7 @@ def _plot(xs: list[np.ndarray], ys: list[np.ndarray], names: list[str], title: s
 
 
 def _clip_line(data: Curves, columns: int) -> str:
-    from .curve import clip_note  # noqa: PLC0415
+    from .curve import clip_note
 
     note = "  " + clip_note(data)
     if len(note) > columns:

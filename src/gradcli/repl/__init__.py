@@ -12,7 +12,7 @@ from __future__ import annotations
 
 def main(dtype: str = "float64", device: str = "cpu", method: str = "auto") -> int:
     """Run the REPL; returns the exit status (see ``gradcli.repl.app``)."""
-    from .app import main as app_main  # noqa: PLC0415
+    from .app import main as app_main
 
     return app_main(dtype=dtype, device=device, method=method)
 

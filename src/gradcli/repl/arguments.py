@@ -22,7 +22,7 @@ _WRT = re.compile(r"\s+wrt\s+(\S+)\s*$")  # `:d g(a, b) wrt b`
 def split_wrt(args: str, first_line: int, offset: int) -> tuple[str, str | None]:
     """``"g(a, b) wrt b"`` -> ("g(a, b)", "b"); a variable that is not a name is an
     error under it."""
-    from ..lang.names import is_name  # noqa: PLC0415
+    from ..lang.names import is_name
 
     m = _WRT.search(args)
     if m is None:
@@ -48,7 +48,7 @@ def split_order(args: str, default: int, first_line: int = 1,
     if not (value >= 0 and value.is_integer()):
         raise UsageError(f"the order must be a whole number from 0, not {m.group(1)}").at(
             first_line, offset + 1)
-    from ..variables import order_limit  # noqa: PLC0415 - loaded with the session
+    from ..variables import order_limit  # loaded with the session
 
     try:
         order_limit("order", int(value))
@@ -89,8 +89,8 @@ def split_curve(args: str, first_line: int, offset: int) -> tuple[str, list[str]
 def expressions_only(text: str, command: str) -> None:
     """A UsageError when ``text`` assigns or defines: a command that shows an
     expression's derivatives must not rebind anything on the way."""
-    from ..lang import ast  # noqa: PLC0415
-    from ..lang.parser import parse_each  # noqa: PLC0415
+    from ..lang import ast
+    from ..lang.parser import parse_each
 
     try:
         statements = parse_each(text)

@@ -81,7 +81,7 @@ class Shell:
 
     def _prime_formula(self, name: str, order: int) -> bool:
         """``f'`` alone: ``f'(x) = 4*x^3 - 4*x`` for a function of one variable."""
-        from ..formulas import prime_formula  # noqa: PLC0415
+        from ..formulas import prime_formula
 
         text = prime_formula(self.session, name, order)
         if text is None:
@@ -163,7 +163,7 @@ class Shell:
         return handler(args, text, first_line, m.end()) is not False
 
     def cmd_help(self, args: str, text: str, first_line: int, offset: int) -> None:
-        from .helptext import help_for, overview  # noqa: PLC0415
+        from .helptext import help_for, overview
 
         if args.strip():
             self.display.help(help_for(args.strip(), self.session))
@@ -180,7 +180,7 @@ class Shell:
     def cmd_funcs(self, args: str, text: str, first_line: int, offset: int) -> None:
         defs = sorted(self.session.functions.values(), key=lambda d: d.name)
         if defs:
-            from ..formulas import definition_text  # noqa: PLC0415
+            from ..formulas import definition_text
 
             self.display.functions([(d.signature, definition_text(self.session, d) or
                                      one_line(body_of(d.source))) for d in defs])
@@ -188,7 +188,7 @@ class Shell:
             self.display.info("no functions yet; define one: f(x) = x**4 - 2*x**2")
 
     def cmd_d(self, args: str, text: str, first_line: int, offset: int) -> None:
-        from ..session import EvalOptions  # noqa: PLC0415
+        from ..session import EvalOptions
 
         args, wrt = split_wrt(args, first_line, offset)
         order, expr, skip = split_order(args, 1, first_line, offset)
@@ -212,7 +212,7 @@ class Shell:
                 self.show([r], text, first_line, offset + skip)
 
     def cmd_check(self, args: str, text: str, first_line: int, offset: int) -> None:
-        from ..session import EvalOptions  # noqa: PLC0415
+        from ..session import EvalOptions
 
         args, wrt = split_wrt(args, first_line, offset)
         if not args.strip():
@@ -230,8 +230,8 @@ class Shell:
                 self.show([r], text, first_line, offset)
 
     def cmd_plot(self, args: str, text: str, first_line: int, offset: int) -> None:
-        from ..lang.reader import split_file_name  # noqa: PLC0415
-        from ..render.graph import graph_format, write_graph  # noqa: PLC0415
+        from ..lang.reader import split_file_name
+        from ..render.graph import graph_format, write_graph
 
         # FILE is read as a shell reads a word: "my graph.png", ~/g.png
         spec, path = split_file_name(args) if args.strip() else ("", "")
@@ -244,7 +244,7 @@ class Shell:
         order, expr, skip = split_order(spec, 0, first_line, offset)
         graph_format(path)  # a bad extension fails before any work
         session = self.session
-        from ..graphs import graph  # noqa: PLC0415 - loaded with the session
+        from ..graphs import graph  # loaded with the session
 
         try:
             g = graph(session, expr, order=order)

@@ -51,8 +51,8 @@ class GradcliCompleter(Completer):
 
     def candidates(self) -> Iterable[tuple[str, str, str]]:
         """(name, what the menu shows, its description), the user's own names first."""
-        from .arguments import body_of  # noqa: PLC0415
-        from .display import short_value  # noqa: PLC0415
+        from .arguments import body_of
+        from .display import short_value
 
         session = self.loader.get()
         for name, value in session.variables():

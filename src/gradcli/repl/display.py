@@ -23,26 +23,26 @@ if TYPE_CHECKING:
 
 def format_value(value: Any, digits: int | None = None) -> str:
     # render.numbers imports NumPy: load it with the first value, not at startup.
-    from ..render.numbers import format_value as fv  # noqa: PLC0415
+    from ..render.numbers import format_value as fv
 
     return fv(value, digits)
 
 
 def format_summary(value: Any) -> str:
-    from ..render.numbers import format_summary as fs  # noqa: PLC0415
+    from ..render.numbers import format_summary as fs
 
     return fs(value)
 
 
 def format_number(x: float, digits: int | None = None) -> str:
-    from ..render.numbers import format_number as fn  # noqa: PLC0415
+    from ..render.numbers import format_number as fn
 
     return fn(x, digits)
 
 
 def short_value(value: Any, limit: int = 8) -> str:
     """A value on one short line: large arrays show their first elements and shape."""
-    import numpy as np  # noqa: PLC0415 - loaded by the session anyway
+    import numpy as np  # loaded by the session anyway
 
     arr = np.asarray(value)
     if arr.size <= limit:
@@ -100,7 +100,7 @@ class PlainDisplay:
             self._print(format_value(v))
 
     def formulas(self, res: Result) -> None:
-        from ..render.plain import formula_lines  # noqa: PLC0415
+        from ..render.plain import formula_lines
 
         for line in formula_lines(res):
             self._print(line)
@@ -109,13 +109,13 @@ class PlainDisplay:
         self._print(text)
 
     def check(self, res: Result) -> None:
-        from ..render.plain import check_line  # noqa: PLC0415
+        from ..render.plain import check_line
 
         for entry in res.check or ():  # lines as gradcli eval prints them
             self._print(check_line(entry))
 
     def curve(self, data: Curves) -> None:
-        from ..render.termplot import FALLBACK, render_terminal  # noqa: PLC0415
+        from ..render.termplot import FALLBACK, render_terminal
 
         self._print(render_terminal(data, *FALLBACK, colour=False).rstrip("\n"))
 
@@ -153,13 +153,13 @@ class RichDisplay:
     @property
     def console(self) -> Any:
         if self._console is None:
-            from rich.console import Console  # noqa: PLC0415 - off the startup path
+            from rich.console import Console  # off the startup path
 
             self._console = Console(highlight=False)
         return self._console
 
     def _table(self, *columns: str, title: str | None = None) -> Any:
-        from rich.table import Table  # noqa: PLC0415
+        from rich.table import Table
 
         table = Table(title=title, title_justify="left", title_style="bold")
         for i, c in enumerate(columns):
@@ -205,7 +205,7 @@ class RichDisplay:
 
     def formulas(self, res: Result) -> None:
         """A formula result: a gradient's table, :d's orders, or one formula."""
-        from ..formula import plain  # noqa: PLC0415
+        from ..formula import plain
 
         if res.gradient_formulas is not None:
             table = self._table("variable", "partial derivative", title="gradient")
@@ -225,10 +225,10 @@ class RichDisplay:
 
     def check(self, res: Result) -> None:
         """The table ``gradcli eval --check`` prints, on the REPL's console."""
-        from rich import box  # noqa: PLC0415
+        from rich import box
 
-        from ..render.plain import RenderOptions  # noqa: PLC0415
-        from ..render.table import TableRenderer  # noqa: PLC0415
+        from ..render.plain import RenderOptions
+        from ..render.table import TableRenderer
 
         console = self.console
         TableRenderer(console.file, RenderOptions(), colour=console.color_system is not None,
@@ -237,9 +237,9 @@ class RichDisplay:
     def curve(self, data: Curves) -> None:
         """The curves in braille, as wide and high as the terminal; coloured
         unless the console is not (NO_COLOR, TERM=dumb)."""
-        from rich.text import Text  # noqa: PLC0415
+        from rich.text import Text
 
-        from ..render.termplot import FALLBACK, render_terminal  # noqa: PLC0415
+        from ..render.termplot import FALLBACK, render_terminal
 
         console = self.console
         size = console.size
@@ -262,7 +262,7 @@ class RichDisplay:
         self._print(table)
 
     def help(self, sections: Sequence[tuple[str, Sequence[tuple[str, str]]]]) -> None:
-        from rich.table import Table  # noqa: PLC0415
+        from rich.table import Table
 
         for title, rows in sections:
             # a title of its own: as the table's, it wrapped to a narrow table's width

@@ -55,7 +55,7 @@ def overview() -> list[Section]:
 
 def help_for(name: str, session: Session) -> list[Section]:
     """Help on one name: a built-in, a command, a constant, or the user's own."""
-    from ..core.registry import closest  # noqa: PLC0415
+    from ..core.registry import closest
 
     command = ALIASES.get(name, name)
     if command in COMMANDS or ":" + command in COMMANDS:

@@ -23,7 +23,7 @@ def history_path() -> Path | None:
     override = os.environ.get(ENV)
     if override is not None:
         return Path(override).expanduser() if override.strip() else None
-    from platformdirs import user_data_dir  # noqa: PLC0415
+    from platformdirs import user_data_dir
 
     return Path(user_data_dir("gradcli", appauthor=False)) / "history"
 
@@ -34,7 +34,7 @@ def make_history(path: Path | None = None) -> tuple[History, str | None]:
     When the file cannot be created (a read-only home, a directory in its
     place) the REPL still runs, with an in-memory history and one warning.
     """
-    from prompt_toolkit.history import FileHistory, InMemoryHistory  # noqa: PLC0415
+    from prompt_toolkit.history import FileHistory, InMemoryHistory
 
     path = path if path is not None else history_path()
     if path is None:

@@ -27,8 +27,8 @@ class SessionLoader:
 
     def _load(self) -> None:
         try:
-            from ..session import Session  # noqa: PLC0415 - the heavy import, here
-            from .words import REPL_WORDS  # noqa: PLC0415
+            from ..session import Session  # the heavy import, here
+            from .words import REPL_WORDS
 
             session = Session(**self.options)
             session.words = dict(REPL_WORDS)

@@ -144,7 +144,7 @@ def _coefficients_blockwise(plan: _Plan, n: int, derivatives: bool, dtype: Any, 
             run_parts(run, [starts[i::threads] for i in range(threads)])
     except BaseException:
         # the traceback keeps this frame: its large arrays go now, not with it
-        coef = value = None  # noqa: F841
+        coef = value = None
         fixed.clear()
         raise
     if value is not None:

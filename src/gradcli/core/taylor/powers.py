@@ -271,7 +271,7 @@ def _pow_at_zero(u0: Any, U: Any, a: Any, Y: Any, n: int) -> Any:
     if bool((xp.isnan(Yf) & ~unknown)[: _WARN_ROWS[0], zero].any()):
         # undefined derivatives, written, not computed: the one warning for them,
         # as a computed nan gives (fpe.py names the step)
-        np.float64(0.0) * np.float64(np.inf)  # noqa: B018
+        np.float64(0.0) * np.float64(np.inf)
     return Y
 
 

@@ -56,7 +56,7 @@ def run_parts(run: Run, parts: list[range]) -> None:
                         run(part, cancel)
             except Stop:
                 pass
-            except BaseException as exc:  # noqa: BLE001 - handed to the calling thread
+            except BaseException as exc:  # handed to the calling thread
                 errors.append(exc)
                 cancel.set()
             finally:
@@ -98,7 +98,7 @@ def _join(threads: list[threading.Thread], cancel: threading.Event, busy: set[in
         while thread.is_alive():
             try:
                 thread.join()
-            except BaseException as exc:  # noqa: BLE001 - raised below, after the join
+            except BaseException as exc:  # raised below, after the join
                 _stop(cancel, busy, lock)
                 interrupted = exc
     if interrupted is not None:
@@ -108,7 +108,7 @@ def _join(threads: list[threading.Thread], cancel: threading.Event, busy: set[in
 def _send(ident: int, exc: type[BaseException] | None) -> None:
     """Have Python raise ``exc`` in thread ``ident`` at its next bytecode (None:
     forget one sent and not yet raised)."""
-    import ctypes  # noqa: PLC0415 - only when a replay is stopped
+    import ctypes  # only when a replay is stopped
 
     ctypes.pythonapi.PyThreadState_SetAsyncExc(
         ctypes.c_ulong(ident), None if exc is None else ctypes.py_object(exc))
