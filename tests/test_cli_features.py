@@ -129,3 +129,17 @@ def test_a_sweeps_rows_have_each_points_own_check_errors_and_no_summed_partials(
         "eval", "x*y", "--at", "x=0:1:0.5,y=2", "--grad", "--format", "json", "--rows"
     ).stdout.splitlines()]
     assert [o["gradient"] for o in objs] == [{"x": 2.0}] * 3
+
+
+def test_review_fixes_for_curve_and_latex(tmp_path) -> None:
+    wide = _gradcli("curve", "sin(x)", "--over", "x=-1e308:1e308", "-o", "w.png", cwd=tmp_path)
+    assert wide.returncode == 1 and "choose a narrower interval" in wide.stderr
+    assert "internal error" not in wide.stderr and "RuntimeWarning" not in wide.stderr
+    other = _gradcli("curve", "sin(y)", "-o", "c.png", cwd=tmp_path)
+    assert other.returncode == 2 and "--over y=-5:5" in other.stderr
+    (tmp_path / "d").mkdir()
+    folder = _gradcli("curve", "sin(x)", "-o", "d/", cwd=tmp_path)
+    assert folder.returncode == 1 and "it is a directory" in folder.stderr
+    latex = _gradcli("eval", "grad(x*y)", "--format", "latex")
+    assert latex.stdout.splitlines() == [r"\frac{\partial f}{\partial x} = y",
+                                         r"\frac{\partial f}{\partial y} = x"]

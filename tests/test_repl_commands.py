@@ -82,3 +82,12 @@ def test_curve_draws_with_the_sessions_functions_in_the_terminal(tmp_path) -> No
     errors = done.stderr.splitlines()
     assert errors[0].startswith("error: unknown function 'nosuch'")
     assert any("is empty" in e for e in errors)
+
+
+def test_curve_bounds_may_be_constants_and_its_errors_name_their_line(tmp_path) -> None:
+    done = _repl("1\n:curve sin(x) 0 pi/2\n:curve sin(x) 0 1 50\n:curve sinn(x) 0 1\n", tmp_path)
+    assert "f(x) = sin(x)" in done.stdout
+    errors = done.stderr.splitlines()
+    assert errors[0] == "error: a curve draws derivatives to order 20 at most; got 50 (line 3)"
+    assert errors[1].startswith("error: unknown function 'sinn'")
+    assert "(line 4, column 8)" in errors[1]

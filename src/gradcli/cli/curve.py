@@ -8,7 +8,9 @@ session and Taylor mode as ``eval``.
 
 from __future__ import annotations
 
+import os
 import sys
+import warnings
 from typing import Any
 
 from ..render.output import Output, colour_enabled, isatty
@@ -33,6 +35,12 @@ def run_curve(args: Any, after_dashes: list[str]) -> int:
     if not sep or not NAME.fullmatch(var.strip()):
         raise UsageProblem(f"expected NAME=A:B, as in x=0:2pi; got {args.over!r}", "--over")
     var = var.strip()
+    if args.output is not None and (args.output.endswith(("/", os.sep))
+                                    or os.path.isdir(args.output)):
+        out = Output("plain", RenderOptions(), "auto", line_hints=False)
+        out.error(GradcliError(f"cannot write '{args.output}': it is a directory; give a "
+                               "file name, as in curve.png"), None, args.output)
+        return out.status
     terminal = isatty(sys.stdout)
     if args.output is None and not terminal:
         raise UsageProblem("standard output is not a terminal: give a file to write, "
@@ -61,14 +69,20 @@ def run_curve(args: Any, after_dashes: list[str]) -> int:
         return out.status
     text = exprs[0]
     try:
-        data = sample_curves(session_evaluator(session), exprs, var, a, b, args.points,
-                             args.order)
+        _uses(session, exprs, var)
+        with warnings.catch_warnings():  # an interval near the float range's edge
+            warnings.simplefilter("ignore", RuntimeWarning)
+            data = sample_curves(session_evaluator(session), exprs, var, a, b, args.points,
+                                 args.order)
         for note in data.notes:
             out.warning(note)
         if args.output is not None:
             from ..render.curve import write_curve
 
-            for line in write_curve(data, args.output):
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", RuntimeWarning)
+                lines = write_curve(data, args.output)
+            for line in lines:
                 out.note(line)
         else:
             from ..pipes import write_whole
@@ -78,4 +92,22 @@ def run_curve(args: Any, after_dashes: list[str]) -> int:
             write_whole(sys.stdout, render_terminal(data, *terminal_size(), colour=colour))
     except GradcliError as err:
         out.error(err, line_of(text, 1, err.line), text)
+    except (ArithmeticError, ValueError) as exc:  # an interval too wide to draw (1e308)
+        out.error(GradcliError(f"cannot draw {var} = {a:g}..{b:g} ({exc}); choose a "
+                               "narrower interval"), None, text)
     return out.status
+
+
+def _uses(session: Any, exprs: list[str], var: str) -> None:
+    """A UsageError for an expression that reads a variable with no value but
+    not the curve's own (sin(y) over the default x): --over names it."""
+    from ..errors import UsageError
+    from ..formulas import unbound
+    from ..lang.parser import parse
+
+    for text in exprs:
+        for st in parse(text):
+            names = unbound(session, st.node)
+            if names and var not in names:
+                raise UsageError(f"{text} has no {var} but {names[0]}, which has no value; "
+                                 f"draw it over {names[0]}, as in --over {names[0]}=-5:5")

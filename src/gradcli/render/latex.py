@@ -1,7 +1,7 @@
 """The LaTeX format: formulas as LaTeX (``4 x^{3} - 4 x``), one a line.
 
 A formula result prints its orders 0..N (or a gradient's partial derivatives,
-``\\frac{\\partial}{\\partial x} = ...``) as LaTeX; with ``--formula`` the
+``\\frac{\\partial f}{\\partial x} = ...``) as LaTeX; with ``--formula`` the
 formulas follow the numbers; numbers print as the plain format prints them.
 """
 
@@ -22,7 +22,7 @@ def render_latex(res: Result, opts: RenderOptions, point: Any = None) -> list[st
     lines = [] if res.kind == "formula" else [
         line for line in render_plain(res, opts, point) if not line.startswith("formula ")]
     lines.extend(latex(f) for f in res.formulas or ())
-    lines.extend(f"\\frac{{\\partial}}{{\\partial {name}}} = {latex(f)}"
+    lines.extend(f"\\frac{{\\partial f}}{{\\partial {name}}} = {latex(f)}"
                  for name, f in (res.gradient_formulas or {}).items())
     return lines
 

@@ -57,7 +57,9 @@ def split_order(args: str, default: int, first_line: int = 1,
     return int(value), args[m.end():], m.end()
 
 
-_CURVE_NUMBER = re.compile(r"[-+]?(?:(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?(?:pi|π)?|pi|π|e)")
+_ATOM = r"(?:(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?(?:pi|π)?|pi|π|e)"
+_CURVE_NUMBER = re.compile(rf"[-+]?{_ATOM}(?:[*/]{_ATOM})*")  # 0, 2pi, pi/2, -3*pi/4
+MAX_CURVE_ORDER = 20  # as gradcli curve --order
 
 
 def split_curve(args: str, first_line: int, offset: int) -> tuple[str, list[str], int]:
@@ -83,6 +85,9 @@ def split_curve(args: str, first_line: int, offset: int) -> tuple[str, list[str]
         ends = tail[:2]
     if len(tail) in (1, 3):
         order, _, _ = split_order(tail[-1] + " .", 0, first_line, offset)
+        if order > MAX_CURVE_ORDER:
+            raise UsageError(f"a curve draws derivatives to order {MAX_CURVE_ORDER} at most; "
+                             f"got {order}").at(first_line, None)
     return expr, ends, order
 
 

@@ -276,10 +276,17 @@ class Shell:
         try:
             statements = parse(expr)
             var = (default_wrt(session, statements[-1].node) if statements else None) or "x"
-            a, b = over_range(var, ":".join(ends), session_number(session))
+            try:
+                a, b = over_range(var, ":".join(ends), session_number(session))
+            except GradcliError as err:  # its column is in the bound, not the line
+                err.line, err.column = first_line, None
+                raise
             data = sample_curves(session_evaluator(session), [expr.strip()], var, a, b,
                                  DEFAULT_POINTS, order)
         except GradcliError as err:
+            if err.line is not None and err.line < first_line:  # counted in the expression
+                err = copy.copy(err)
+                err.line += first_line - 1
             self.show_error(err, text, first_line, offset)
             return
         for w in data.notes:
