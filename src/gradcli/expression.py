@@ -53,7 +53,6 @@ class EvalOptions(Record, mutable=True):
 
 def evaluate_expression(session: Session, node: Any, options: EvalOptions, res: Result) -> None:
     """Fill ``res`` with the value of ``node`` and what ``options`` ask for."""
-    from .checking import check_derivatives  # only with --check
     from .formulas import add_formulas, applies, evaluate_formulas
 
     if applies(session, node, options):
@@ -122,6 +121,8 @@ def evaluate_expression(session: Session, node: Any, options: EvalOptions, res: 
             res.series = [host(c) for c in cs[: options.series + 1]] if cs else \
                 [host(ds[k]) / _factorial(k) for k in range(options.series + 1)]
         if options.check:
+            from .checking import check_derivatives  # only with --check
+
             res.check = check_derivatives(session, node, x.name or options.wrt or "", x, y, ds)
     if options.grad:
         for leaf in leaves.values():
