@@ -34,7 +34,7 @@ def value_function(session: Session, node: Any, wrt: str) -> Callable[[np.ndarra
     def value_at(point: np.ndarray) -> np.ndarray:
         with no_grad():
             ev = Evaluator(session, overlay={wrt: xp.asarray(point, dtype=dtype)})
-            return _host(ev.eval(node).data)
+            return as_numpy(ev.eval(node).data)
 
     return value_at
 
@@ -43,16 +43,16 @@ def check_derivatives(session: Session, node: Any, wrt: str, x: Variable, y: Var
                       ds: list[Any]) -> list[CheckEntry]:
     """Orders 1 and 2 of ``ds`` (y's derivatives by x) against estimates."""
     f = value_function(session, node, wrt)
-    a = _host(x.data).astype(np.float64)
+    a = as_numpy(x.data).astype(np.float64)
     elementwise = x.size == 1 or y is x or (
         session.engine.used == "taylor" and y.shape == x.shape)
     # points where the value is not finite (nan outside the domain, inf at a
     # pole), so neither are the derivatives nor their estimates, are left out
     # of the comparison, unless no point is left
-    undefined = ~np.isfinite(_host(y.data))
+    undefined = ~np.isfinite(as_numpy(y.data))
     out = []
     for order in (1, 2):
-        auto = _host(ds[order]).astype(np.float64)
+        auto = as_numpy(ds[order]).astype(np.float64)
         if elementwise:
             g = f if x.size != 1 else _summed(f)
             # a step that leaves the domain is the check's doing, not the user's:
@@ -108,10 +108,6 @@ def numerical_gradient(f: Callable[[np.ndarray], np.ndarray], a: np.ndarray,
     return grad, errs
 
 
-def _host(a: Any) -> np.ndarray:
-    return np.asarray(as_numpy(a))
-
-
 def _max(a: np.ndarray) -> float:
     if a.size == 0:
         return 0.0
@@ -127,7 +123,7 @@ def check_gradient(session: Session, node: Any, leaves: dict[str, Variable],
     out = []
     for name, leaf in leaves.items():
         f = value_function(session, node, name)
-        a = _host(leaf.data).astype(np.float64)
+        a = as_numpy(leaf.data).astype(np.float64)
         auto = np.asarray(gradient[name], dtype=np.float64)
         if a.size > MAX_CHECK_ELEMENTS:
             continue

@@ -292,6 +292,7 @@ def session_number(session: Session) -> Callable[[str], float]:
         finally:
             session.values.pop(name, None)
             session.at.pop(name, None)
+            session.at_text.pop(name, None)
         if value.size != 1 or value.dtype.kind not in "fiub":
             raise UsageError(f"a range's end or step must be one number; {text} is not")
         return float(value.reshape(-1)[0])

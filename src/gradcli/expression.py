@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .core import backend
+from .core.backend import as_numpy
 from .core.derivatives import grad as core_grad
 from .core.graph import Constant, Variable
 from .core.method import blockwise, sample
@@ -21,11 +21,11 @@ from .errors import GradcliError, ReservedNameError, UnknownNameError, UsageErro
 from .lang.ast import free_names
 from .lang.evaluate import CONSTANT_ALIASES, MAX_ORDER, Evaluator
 from .lang.names import power_meant
+from .lang.namespace import is_builtin
 from .record import Record
 from .results import Result
 from .variables import (
     default_wrt,
-    is_builtin,
     order_limit,
     variable_names,
     variables_of,
@@ -71,7 +71,7 @@ def evaluate_expression(session: Session, node: Any, options: EvalOptions, res: 
     over_blocks = _over_blocks(session, node, options, top)
     if over_blocks is not None:
         y, x, ds = over_blocks
-        res.wrt, res.point = x.name, host(x.data)
+        res.wrt, res.point = x.name, as_numpy(x.data)
     else:
         ev = Evaluator(session, keep_graph=_differentiated(session, node, options),
                        constants=_not_differentiated(session, node, options),
@@ -93,13 +93,13 @@ def evaluate_expression(session: Session, node: Any, options: EvalOptions, res: 
                         err.prefixed("wrt_named", wrt)
                     raise err.at(node.line or None, None) from None
                 raise
-            res.point, res.point_text = host(x.data), session.at_text.get(wrt)
+            res.point, res.point_text = as_numpy(x.data), session.at_text.get(wrt)
         if options.grad:
             for name in variables_of(session, node):
                 leaf = ev.leaf(name)
                 if leaf is not None and type(leaf) is not Constant:
                     leaves[name] = leaf
-    res.value = host(y.data)
+    res.value = as_numpy(y.data)
     if x is not None:
         if options.series is not None:
             _check_series_shape(y, x, res.wrt)  # before the work, and its warnings
@@ -114,12 +114,12 @@ def evaluate_expression(session: Session, node: Any, options: EvalOptions, res: 
                 ds = engine.orders(y, x, shown) if shown else [y.data]
         engine.warn_if_cancelling(y, x, top, (cs or ds)[top])
         # Taylor mode's value: the limit where y is 0/0 at the point (sin(x)/x at 0)
-        res.value = host((cs or ds)[0])
+        res.value = as_numpy((cs or ds)[0])
         if options.order:
-            res.derivatives = [host(d) for d in ds[1 : options.order + 1]]
+            res.derivatives = [as_numpy(d) for d in ds[1 : options.order + 1]]
         if options.series is not None:
-            res.series = [host(c) for c in cs[: options.series + 1]] if cs else \
-                [host(ds[k]) / _factorial(k) for k in range(options.series + 1)]
+            res.series = [as_numpy(c) for c in cs[: options.series + 1]] if cs else \
+                [as_numpy(ds[k]) / _factorial(k) for k in range(options.series + 1)]
         if options.check:
             from .checking import check_derivatives  # only with --check
 
@@ -128,7 +128,7 @@ def evaluate_expression(session: Session, node: Any, options: EvalOptions, res: 
         for leaf in leaves.values():
             engine.warn_if_summed(y, leaf)
         gs = core_grad(y, list(leaves.values())) if leaves else []
-        res.gradient = {n: host(g.data) for n, g in zip(leaves, gs)}
+        res.gradient = {n: as_numpy(g.data) for n, g in zip(leaves, gs)}
         if gradient_check:
             from .checking import check_gradient
 
@@ -182,7 +182,7 @@ def gradient_statement(session: Session, node: Any) -> dict[str, np.ndarray]:
     else:  # a stale ans would be read as this result
         session.values.pop("ans", None)
         session.no_ans = "the last result is a gradient whose partial derivatives differ in shape"
-    return {n: host(g) for n, g in zip(leaves, gs)}
+    return {n: as_numpy(g) for n, g in zip(leaves, gs)}
 
 
 def _not_differentiated(session: Session, node: Any, options: EvalOptions) -> frozenset[str]:
@@ -290,11 +290,11 @@ def _checks_the_gradient(session: Session, node: Any, options: EvalOptions) -> b
 
 
 def _constant_derivatives(y: Variable, options: EvalOptions, res: Result) -> None:
-    zero = np.zeros_like(host(y.data))
+    zero = np.zeros_like(as_numpy(y.data))
     if options.order:
         res.derivatives = [zero] * options.order
     if options.series is not None:
-        res.series = [host(y.data)] + [zero] * options.series
+        res.series = [as_numpy(y.data)] + [zero] * options.series
     if options.check:
         res.check = []
 
@@ -306,7 +306,3 @@ def _constant_derivatives(y: Variable, options: EvalOptions, res: Result) -> Non
 def _factorial(k: int) -> float:
     """k! as a float; inf past 170! (a coefficient f^(k)/k! then underflows to 0)."""
     return float(math.factorial(k)) if k <= 170 else math.inf
-
-
-def host(a: Any) -> np.ndarray:
-    return np.asarray(backend.as_numpy(a))

@@ -29,11 +29,10 @@ _DIFFERENTIATING = ("diff", "grad")
 
 def unbound(session: Session, node: Any) -> list[str]:
     """The variables ``node`` reads (itself or through its functions) that have no value."""
-    from .variables import is_builtin
+    from .lang.namespace import UNKNOWN, Namespace
 
-    return [n for n in free_names(node, session.functions)
-            if n not in session.values and n not in CONSTANTS and n != "ans"
-            and n not in session.functions and not is_builtin(n)]
+    names = Namespace(session.values, session.functions)
+    return [n for n in free_names(node, session.functions) if names.kind(n) == UNKNOWN]
 
 
 def differentiates(node: Any) -> bool:

@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from . import shadow
-from .core import backend
+from .core.backend import as_numpy, xp_for
 from .core.fpe import capture_fp_errors
 from .core.graph import Constant, Variable
 from .core.method import METHODS, Derivatives, Note
@@ -34,9 +34,10 @@ from .formulas import applies
 from .lang import ast
 from .lang.evaluate import CONSTANTS, Definition, Evaluator
 from .lang.names import is_name
+from .lang.namespace import is_builtin
 from .lang.parser import BadStatement, Statement, parse, parse_each
 from .results import Result
-from .variables import is_builtin, order_limit
+from .variables import order_limit
 
 DTYPES = {"float64": np.float64, "float32": np.float32}
 
@@ -66,7 +67,7 @@ class Session:
         self.at_text: dict[str, str] = {}  # an --at value as typed (a series' point: pi)
         # how hints read: the shell's own flags and commands (errors.NEUTRAL_WORDS if none)
         self.words: dict[str, str] = dict(words or {})
-        self.xp = backend.xp_for(device)  # a DeviceError when no GPU is there
+        self.xp = xp_for(device)  # a DeviceError when no GPU is there
         self._reports_fp_errors = self.xp is np  # see shadow.on_cpu
         self.dtype_type = DTYPES[dtype]
         self._warnings: list[str | Note] = []
@@ -149,7 +150,7 @@ class Session:
             if ans is None:
                 del self.at["ans"]
             else:
-                self.at["ans"] = shadow.host(ans)
+                self.at["ans"] = as_numpy(ans)
         res = Result(input=st.source, line=st.line, at=dict(self.at))
         if isinstance(st, BadStatement):
             res.kind, res.error = "error", st.error.reword(self.words)
@@ -186,7 +187,7 @@ class Session:
             check_bindable(node.name, node)
             value = Evaluator(self).eval(node.value)
             self.values[node.name] = value.data
-            res.kind, res.name, res.value = "assign", node.name, shadow.host(value.data)
+            res.kind, res.name, res.value = "assign", node.name, as_numpy(value.data)
             if node.name in self.at:  # rebound: later results are not at the --at value
                 self.at[node.name] = res.value
                 self.at_text.pop(node.name, None)
@@ -234,13 +235,13 @@ class Session:
                 statements[0].node))
         self._warnings = [*self.pending_warnings(), *fp_messages]
         self.values[name], self.at_text[name] = value.data, text.strip()
-        self.at[name] = shadow.host(value.data)
+        self.at[name] = as_numpy(value.data)
         return self.at[name]
 
     def bind_value(self, name: str, value: Any) -> np.ndarray:
         """Bind an array made outside the language (a --at range) as bind_at binds."""
         self.values[name] = self.xp.asarray(value, dtype=self.dtype_type)
-        self.at[name] = shadow.host(self.values[name])
+        self.at[name] = as_numpy(self.values[name])
         return self.at[name]
 
     @contextlib.contextmanager
@@ -286,7 +287,7 @@ class Session:
 
     def variables(self) -> Iterator[tuple[str, np.ndarray]]:
         for name in sorted(self.values):
-            yield name, shadow.host(self.values[name])
+            yield name, as_numpy(self.values[name])
 
 
 def _unique(items: list[str]) -> list[str]:

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .core import backend
+from .core.backend import as_numpy
 from .core.fpe import INF_RESULT, NAN_RESULT, capture_fp_errors
 from .errors import GradcliError
 from .results import Result
@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 def on_cpu(session: Session, work: Callable[[Session], object]) -> list[str]:
     """The floating-point warnings of ``work`` done again by a NumPy copy of ``session``."""
     shadow = type(session)(dtype=session.dtype, method=session.method,
-                           values={k: host(v) for k, v in session.values.items()},
+                           values={k: as_numpy(v) for k, v in session.values.items()},
                            functions=dict(session.functions), at=dict(session.at),
                            words=session.words)
     with capture_fp_errors() as fp_messages:
@@ -67,8 +67,4 @@ def result_arrays(res: Result) -> list[np.ndarray]:
 
 def non_finite(arrays: list[Any]) -> bool:
     return any(a.dtype.kind in "fc" and not bool(np.isfinite(a).all())
-               for a in map(host, arrays))
-
-
-def host(a: Any) -> np.ndarray:
-    return np.asarray(backend.as_numpy(a))
+               for a in map(as_numpy, arrays))

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from .errors import LimitError, UsageError
 from .lang.ast import free_names
-from .lang.evaluate import CONSTANTS, MAX_ORDER, SPECIAL_FORMS
+from .lang.evaluate import CONSTANTS, MAX_ORDER
 
 if TYPE_CHECKING:
     from .session import Session
@@ -50,9 +50,3 @@ def variables_of(session: Session, node: Any) -> list[str]:
     """The bound variables ``node`` reads, itself or through its functions."""
     return [n for n in free_names(node, session.functions)
             if n in session.values and n != "ans"]
-
-
-def is_builtin(name: str) -> bool:
-    from .core.registry import REGISTRY  # filled by the evaluator's import
-
-    return name in REGISTRY or name in SPECIAL_FORMS
