@@ -43,7 +43,7 @@ def test_session_imports_no_ui_library() -> None:
 
 
 def test_parsing_never_imports_lark_nor_writes_a_cache(tmp_path) -> None:
-    # The parser is generated when gradcli is built (gradcli/lang/_lalr.py):
+    # The parser tables are generated when gradcli is built (gradcli/lang/_tables.py):
     # a run, even the first with an empty cache, neither needs Lark nor writes.
     cache = tmp_path / "cache"
     code = f"import os; os.environ['XDG_CACHE_HOME'] = {str(cache)!r}\n" \

@@ -1,10 +1,9 @@
 """The parse's inline transformer: gradcli.lang.ast nodes built at each LALR
-reduction, with positions counted in the whole text (not Lark's statement)."""
+reduction, with positions counted in the whole text (not the statement's)."""
 
 from __future__ import annotations
 
 import threading
-from typing import Any
 
 from gradcli.lang.ast import (
     Array,
@@ -20,6 +19,7 @@ from gradcli.lang.ast import (
     Slice,
     Unary,
 )
+from gradcli.lang.lalr import Token
 
 
 class Origin(threading.local):
@@ -32,10 +32,6 @@ class Origin(threading.local):
 
 origin = Origin()
 
-
-# A Lark token: a str with .type, .line, .column, .start_pos, .end_line and
-# .end_column. Its class comes from the runtime, so it is only named here.
-Token = Any
 
 
 def at(token: Token) -> tuple[int, int]:
@@ -59,7 +55,7 @@ class Assignment:
 
 
 class Builder:
-    """Lark's inline transformer: one method per rule or alias of the grammar,
+    """The parser's transformer: one method per rule or alias of the grammar,
     called at each LALR reduction with the rule's children (tokens whose
     names start with '_' are already dropped)."""
 
@@ -120,15 +116,3 @@ class Builder:
 
     def array(self, c: list) -> Array:
         return Array(tuple(c[1:]), *at(c[0]))
-
-    def __init__(self, tree: type) -> None:
-        self.tree = tree  # the runtime's Tree class
-
-    def __default__(self, data: str, children: list, meta: object) -> Any:
-        if data.startswith("_"):
-            # Lark's own helper rules (for `*` and `?`): their children are
-            # spliced into the parent rule's list, which needs a Tree here.
-            return self.tree(data, children)
-        # Every rule of ours has a method above; a grammar change that adds
-        # one without a method must fail loudly rather than leak a Lark Tree.
-        raise AssertionError(f"gradcli grammar rule {data!r} has no tree builder")

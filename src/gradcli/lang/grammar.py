@@ -1,20 +1,15 @@
-"""The grammar file, and the parser module generated from it when gradcli is built.
+"""The grammar file, and the parser tables generated from it when gradcli is built.
 
 Lark itself costs a shell script 40-50 ms on every start (``import lark``
 pulls in its grammar compiler, logging, tempfile and hashlib, then the
-tables are computed or unpickled). Lark's own answer is its standalone
-generator: one Python module holding Lark's LALR runtime (lexer, parser,
-tokens, trees, exceptions) and this grammar's tables as literals. gradcli
-ships that module, ``gradcli/lang/_lalr.py``, generated from
-grammars/gradcli.lark by ``python -m gradcli.lang.grammar`` and committed,
-so ``pip install .`` and ``pip install -e .`` both have it: a run imports it
-(no ``import lark``, nothing written anywhere), and a test regenerates it
+tables are computed or unpickled), and even its standalone module about
+15 ms. So Lark runs only here, when gradcli is built: ``python -m
+gradcli.lang.grammar`` computes the LALR(1) tables of grammars/gradcli.lark
+and writes them, as plain literals, to ``gradcli/lang/_tables.py``, which is
+committed, so ``pip install .`` and ``pip install -e .`` both have it. A run
+imports the tables and gradcli.lang.lalr, the runtime that reads them (no
+``import lark``, nothing written anywhere); a test regenerates the tables
 with the installed Lark and fails if the committed file is not current.
-
-Lark numbers the parser's states and tokens in an order that changes from
-one process to the next (it iterates over sets), so the tables are renumbered
-here in a canonical order (breadth first from the start state, tokens by
-name): the same grammar and Lark always give the same bytes.
 """
 
 from __future__ import annotations
@@ -24,8 +19,7 @@ import sys
 from types import ModuleType
 from typing import Any
 
-__all__ = ["GENERATED", "GRAMMAR_OPTIONS", "LarkRuntime", "generate", "grammar_text",
-           "load_runtime"]
+__all__ = ["GENERATED", "GRAMMAR_OPTIONS", "generate", "grammar_text", "load_tables"]
 
 #: The options the parser is built with.
 GRAMMAR_OPTIONS: dict[str, Any] = {
@@ -35,8 +29,8 @@ GRAMMAR_OPTIONS: dict[str, Any] = {
     "maybe_placeholders": True,  # a missing part of a slice arrives as None
 }
 
-#: The generated parser module, beside this file.
-GENERATED = os.path.join(os.path.dirname(os.path.abspath(__file__)), "_lalr.py")
+#: The generated tables module, beside this file.
+GENERATED = os.path.join(os.path.dirname(os.path.abspath(__file__)), "_tables.py")
 
 
 def grammar_text() -> str:
@@ -55,32 +49,11 @@ def grammar_text() -> str:
     raise FileNotFoundError("gradcli's grammar file grammars/gradcli.lark is missing")
 
 
-class LarkRuntime:
-    """What the parser module needs from Lark's runtime: a parser factory and
-    the classes a parse returns and raises."""
+def load_tables() -> ModuleType:
+    """The generated tables module (gradcli/lang/_tables.py)."""
+    from gradcli.lang import _tables
 
-    Token: type
-    Tree: type
-    LarkError: type
-    UnexpectedInput: type
-    UnexpectedToken: type
-    UnexpectedCharacters: type
-    UnexpectedEOF: type
-    VisitError: type
-
-    def __init__(self, factory: Any, origin: str, *namespaces: ModuleType) -> None:
-        self.new_parser = factory  # (transformer=...) -> an object with .parse(text)
-        self.origin = origin  # the generated module's file
-        for name in self.__annotations__:
-            found = (getattr(space, name) for space in namespaces if hasattr(space, name))
-            setattr(self, name, next(found))
-
-
-def load_runtime() -> LarkRuntime:
-    """Lark's LALR runtime for the grammar, from the generated module."""
-    from gradcli.lang import _lalr
-
-    return LarkRuntime(_lalr.Lark_StandAlone, _lalr.__file__, _lalr)
+    return _tables
 
 
 # --------------------------------------------------------------------------
@@ -88,96 +61,124 @@ def load_runtime() -> LarkRuntime:
 
 
 def generate(text: str | None = None) -> str:
-    """The source of the parser module for ``text`` (the grammar file's text)."""
+    """The source of the tables module for ``text`` (the grammar file's text)."""
     import hashlib
-    import io
 
     import lark
-    from lark.tools.standalone import gen_standalone
 
     text = grammar_text() if text is None else text
-    out = io.StringIO()
-    gen_standalone(lark.Lark(text, **GRAMMAR_OPTIONS), out=out)
+    built = lark.Lark(text, **GRAMMAR_OPTIONS)
+    terminals = _terminals(built)
+    table = built.parser.parser._parse_table
+    start, end = table.start_states["statement"], table.end_states["statement"]
+    order = _state_order(table.states, start)
+    rules = sorted({arg for actions in table.states.values()
+                    for action, arg in actions.values() if action.name == "Reduce"},
+                   key=lambda rule: (rule.origin.name, rule.order, str(rule), rule.alias or ""))
+    number = {rule: i for i, rule in enumerate(rules)}
+    by_number = sorted(order, key=order.__getitem__)
+
+    def code(action: Any, arg: Any) -> int:
+        return order[arg] if action.name == "Shift" else ~number[arg]
+
     digest = hashlib.sha256(text.encode()).hexdigest()[:16]
-    header = (f"# Generated by `python -m gradcli.lang.grammar` from grammars/gradcli.lark\n"
-              f"# (sha256 {digest}...) with Lark {lark.__version__}. Do not edit.\n")
-    return header + _canonical_tables(_without_logging(out.getvalue()))
+    out = [
+        "# Generated by `python -m gradcli.lang.grammar` from grammars/gradcli.lark",
+        f"# (sha256 {digest}...) with Lark {lark.__version__}. Do not edit.",
+        '"""The LALR(1) tables of grammars/gradcli.lark, read by gradcli.lang.lalr."""',
+        "",
+        f"START = {order[start]}",
+        f"END = {order[end]}",
+        f"IGNORE = {tuple(sorted(built.ignore_tokens))!r}",
+        "",
+        "# (terminal, regex), in the order the lexer tries them",
+        "TERMINALS = (",
+        *(f"    ({name!r}, {regexp!r})," for name, regexp in terminals),
+        ")",
+        "",
+        "# (rule, children it takes off the stack, the transformer's method (None: a",
+        "# '_' rule, spliced into its parent), '?' rule, children kept as (index,",
+        "# spliced, Nones before) or None for all of them, Nones after)",
+        "RULES = (",
+        *(f"    {_rule_entry(rule)!r},  # {rule.origin.name}: "
+          f"{' '.join(sym.name for sym in rule.expansion) or '<empty>'}" for rule in rules),
+        ")",
+        "",
+        "# per state: symbol -> the state to shift to (>= 0), or ~(the rule to reduce by)",
+        "STATES = (",
+        *(f"    {{{', '.join(f'{str(sym)!r}: {code(*actions[sym])}' for sym in sorted(actions))}}},"
+          f"  # {i}" for i, actions in enumerate(table.states[s] for s in by_number)),
+        ")",
+        "",
+    ]
+    return "\n".join(out)
 
 
-def _canonical_tables(source: str) -> str:
-    """``source`` with its parse table's states and tokens renumbered in a
-    canonical order, so that generating twice gives the same bytes."""
-    import ast
+def _terminals(built: Any) -> list[tuple[str, str]]:
+    """(name, regex) of every terminal in the order Lark's lexer tries them,
+    after checking that the tables need nothing more of Lark's lexer than
+    gradcli.lang.lalr does: no flags, no callbacks, no keywords that a regex
+    terminal also matches, and every state's lexer the root one's terminals
+    in the same order."""
+    lexer = built.parser.lexer
+    root = lexer.root_lexer
+    names = [t.name for t in root.terminals]
+    for one in [root, *lexer.lexers.values()]:
+        allowed = one.scanner.allowed_types  # building the scanner makes its callbacks
+        assert not one.callback and not one.g_regex_flags and not one.use_bytes, one.callback
+        assert [t.name for t in one.terminals] == [n for n in names if n in allowed]
+    assert built.options.postlex is None and not built.options.lexer_callbacks
+    return [(t.name, t.pattern.to_regexp()) for t in root.terminals]
 
-    lines = source.split("\n")
-    at = lines.index("DATA = (") + 1
-    data = ast.literal_eval(lines[at])
-    table = data["parser"]["parser"]
-    names = table["tokens"]
-    token = {old: new for new, old in enumerate(sorted(names, key=names.__getitem__))}
-    states = table["states"]
-    starts = table["start_states"]
+
+def _state_order(states: dict, start: int) -> dict[int, int]:
+    """Lark numbers states differently from one process to the next (it
+    iterates over sets): breadth first from the start, symbols by name, gives
+    the same numbers every time."""
     order: dict[int, int] = {}
-    queue = [starts[name] for name in sorted(starts)]
-    for state in queue:  # grows as it goes: breadth first
+    queue = [start]
+    for state in queue:  # grows as it goes
         if state in order:
             continue
         order[state] = len(order)
-        for tok in sorted(states[state], key=token.__getitem__):
-            action, arg = states[state][tok]
-            if action == 0:  # a shift (or goto): its argument is a state
+        for sym in sorted(states[state]):
+            action, arg = states[state][sym]
+            if action.name == "Shift":
                 queue.append(arg)
-    for state in states:  # unreachable ones, if any, keep a number too
-        order.setdefault(state, len(order))
-
-    def renumbered(actions: dict) -> dict:
-        return {token[tok]: (action, order[arg] if action == 0 else arg)
-                for tok, (action, arg) in sorted(actions.items(),
-                                                 key=lambda item: token[item[0]])}
-
-    table["tokens"] = {token[old]: name for old, name in names.items()}
-    table["tokens"] = dict(sorted(table["tokens"].items()))
-    table["states"] = {order[s]: renumbered(states[s]) for s in sorted(states, key=order.get)}
-    table["start_states"] = {name: order[s] for name, s in starts.items()}
-    table["end_states"] = {name: order[s] for name, s in table["end_states"].items()}
-    lines[at] = repr(data)
-    return "\n".join(lines)
+    assert len(order) == len(states), "unreachable parser states"
+    return order
 
 
-# Lark's runtime keeps a logger set to CRITICAL that a built parser never calls;
-# importing logging for it costs a gradcli process ~6 ms of its ~50 ms start.
-_LOGGING = {
-    "import logging\n": "",
-    'logger: logging.Logger = logging.getLogger("lark")\n': "logger = _Silent()\n",
-    "logger.addHandler(logging.StreamHandler())\n": "",
-    "logger.setLevel(logging.CRITICAL)\n": "",
-}
-_SILENT = '''
-class _Silent:
-    """Lark's logger, set to CRITICAL: says nothing."""
-
-    def __getattr__(self, name):
-        return lambda *args, **kwargs: None
-'''
-
-
-def _without_logging(source: str) -> str:
-    """The generated module with its logger replaced by a silent one; unchanged
-    if any expected line is missing or logging is used elsewhere (another Lark)."""
-    for line in _LOGGING:
-        if source.count(line) != 1:
-            return source
-    edited = source
-    for line, replacement in _LOGGING.items():
-        edited = edited.replace(line, replacement)
-    if "logging" in edited:
-        return source
-    at = edited.index("logger = _Silent()")
-    return edited[:at] + _SILENT.lstrip("\n") + "\n\n" + edited[at:]
+def _rule_entry(rule: Any) -> tuple:
+    """What gradcli.lang.lalr needs of a rule: Lark's parse-tree builder, for
+    LALR with placeholders and an inline transformer."""
+    options = rule.options
+    name = rule.alias or options.template_source or rule.origin.name
+    inline = rule.origin.name.startswith("_")
+    assert inline == name.startswith("_") and not (inline and options.expand1), rule
+    expansion = rule.expansion
+    empty = options.empty_indices
+    if empty:
+        ones = "".join(str(int(b)) for b in empty).split("0")
+        nones_at = [len(run) for run in ones]
+    else:
+        nones_at = [0] * (len(expansion) + 1)
+    include = []
+    pending = 0
+    for i, sym in enumerate(expansion):
+        pending += nones_at[i]
+        if options.keep_all_tokens or not (sym.is_term and sym.filter_out):
+            include.append((i, not sym.is_term and sym.name.startswith("_"), pending))
+            pending = 0
+    pending += nones_at[len(expansion)]
+    needed = empty or len(include) < len(expansion) or any(splice for _, splice, _ in include)
+    return (str(rule.origin.name), len(expansion), None if inline else str(name),
+            bool(options.expand1 and not rule.alias),
+            tuple(include) if needed else None, pending if needed else 0)
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``python -m gradcli.lang.grammar`` writes the parser module;
+    """``python -m gradcli.lang.grammar`` writes the tables module;
     ``--check`` only says whether the committed one is current (exit 1 if not)."""
     args = sys.argv[1:] if argv is None else argv
     source = generate()

@@ -1,30 +1,32 @@
-"""Text to syntax trees: split into statements, parse each with Lark's LALR.
+"""Text to syntax trees: split into statements, parse each with the LALR parser.
 
 Timings, measured with time.perf_counter on the shared development box
-(Python 3.11, lark 1.3.1, NumPy already imported; a plain Python loop runs
-about 5x slower there than on a current laptop):
-    import the generated parser module and build the parser:  15-17 ms
-    first parse() in a process (Lark compiles its lexer):     2-4 ms
-    one parse() of "x**4 - 2*x**2", parser already built:  0.16-0.30 ms
-    one parse() of 100,000 characters "x+x+...+x":          0.9-1.9 s (load)
-Parse time is linear in the number of tokens (~18 us each there, nearly all
-inside Lark's LALR loop), so a text at MAX_INPUT made of one-character
-tokens would take about 20 s there, so one statement is limited to
-MAX_STATEMENT characters (about 4 s at worst); a whole text (a script on
-standard input) may hold many statements, up to MAX_INPUT characters.
+(Python 3.11, NumPy already imported; a plain Python loop runs about 5x
+slower there than on a current laptop):
+    import this module and what it needs:                    4-6 ms
+    build the parser (its tables imported):                  0.4 ms
+    first parse() in a process (the lexer's regex compiled): 0.6 ms
+    one parse() of "x**4 - 2*x**2", parser already built:    0.04 ms
+    one parse() of 100,000 characters "x+x+...+x":           0.4 s
+Parse time is linear in the number of tokens (~8 us each there), so a text
+at MAX_INPUT made of one-character tokens would take about 8 s there, so
+one statement is limited to MAX_STATEMENT characters; a whole text (a
+script on standard input) may hold many statements, up to MAX_INPUT
+characters.
 
 How a text becomes statements, and why:
 - The bracket scanner (gradcli.lang.brackets, which skips comments) splits
   the text at ';' and at newlines outside brackets, drops
-  the comment that ends a statement and measures bracket nesting. Lark never
-  sees a statement nested past MAX_DEPTH, and one bad statement cannot hide
+  the comment that ends a statement and measures bracket nesting. The parser
+  never sees a statement nested past MAX_DEPTH, and one bad statement cannot hide
   the others (``parse_each``). Newlines inside brackets do not split, so
   ``[[1, 2],\\n [3, 4]]`` is one statement, as the REPL's multi-line input needs.
-- Each statement is then parsed by ONE Lark LALR parser, built once per
-  process, whose inline transformer builds gradcli.lang.ast nodes during the
-  parse: no Lark tree, and no recursion anywhere (Lark's LALR loop keeps its
-  own stack), so 50,000 signs or 20,000 powers in a row cannot overflow.
-- Lark numbers lines within the statement it was given; the callbacks
+- Each statement is then parsed by ONE LALR parser (gradcli.lang.lalr),
+  built once per process, whose transformer builds gradcli.lang.ast nodes
+  during the parse: no parse tree, and no recursion anywhere (the LALR loop
+  keeps its own stack), so 50,000 signs or 20,000 powers in a row cannot
+  overflow.
+- The parser numbers lines within the statement it was given; the callbacks
   (gradcli.lang.builder) add the statement's own line and column, kept in a
   thread-local because the one transformer serves every parse in the process.
 - A statement that fails is worded by gradcli.lang.syntax_errors.
@@ -35,7 +37,6 @@ Where the parser's code comes from, and why: see gradcli.lang.grammar.
 from __future__ import annotations
 
 import threading
-from typing import Any
 
 from gradcli.errors import GradcliError, LimitError, ParseError
 from gradcli.lang.ast import (
@@ -49,7 +50,8 @@ from gradcli.lang.ast import (
 )
 from gradcli.lang.brackets import marks
 from gradcli.lang.builder import Assignment, Builder, origin
-from gradcli.lang.grammar import LarkRuntime, load_runtime
+from gradcli.lang.grammar import load_tables
+from gradcli.lang.lalr import Parser, SyntaxFailure
 from gradcli.lang.syntax_errors import (
     LOOKALIKES,
     NEVER_CLOSED,
@@ -124,7 +126,7 @@ def _split(text: str) -> list[Chunk]:
         segment = text[seg_start:end]
         if closed:
             # the comment that ends the statement (one inside brackets stays:
-            # Lark ignores it)
+            # the parser ignores it)
             comment = segment.find("#", segment.rfind("\n") + 1)
             if comment >= 0:
                 segment = segment[:comment]
@@ -145,7 +147,7 @@ def _split(text: str) -> list[Chunk]:
                     column=at - line_start + 1,
                 )
         elif char == ")" or char == "]":
-            # An unmatched closer is Lark's to report; never go negative, so
+            # An unmatched closer is the parser's to report; never go negative, so
             # the statements after it still split normally.
             if depth:
                 depth -= 1
@@ -157,29 +159,27 @@ def _split(text: str) -> list[Chunk]:
                 flush(at)
                 seg_start, seg_line, seg_line_start = at + 1, line, line_start
                 too_deep = None
-        # A ';' or '#' inside brackets stays in the statement: Lark ignores the
+        # A ';' or '#' inside brackets stays in the statement: the parser ignores the
         # comment and reports the ';' with its position.
     flush(len(text), closed=depth == 0)
     return chunks
 
 
 # --------------------------------------------------------------------------
-# The Lark parser, built once
+# The parser, built once
 
-_runtime: LarkRuntime | None = None
-_parser: Any = None
+_parser: Parser | None = None
 _parser_lock = threading.Lock()
 
 
-def get_parser() -> Any:
-    """The process's one Lark LALR parser, built on first use (see
-    gradcli.lang.grammar for where its code comes from)."""
-    global _parser, _runtime
+def get_parser() -> Parser:
+    """The process's one LALR parser, built on first use (see
+    gradcli.lang.grammar for where its tables come from)."""
+    global _parser
     if _parser is None:
         with _parser_lock:
             if _parser is None:
-                _runtime = load_runtime()
-                _parser = _runtime.new_parser(transformer=Builder(_runtime.Tree))
+                _parser = Parser(load_tables(), Builder())
     return _parser
 
 
@@ -241,19 +241,11 @@ def _parse_chunk(chunk: Chunk) -> Statement:
             column=chunk.column,
         )
     parser = get_parser()
-    rt = _runtime
-    assert rt is not None
     origin.line, origin.column = chunk.line, chunk.column
     try:
         raw = parser.parse(chunk.text)
-    except rt.UnexpectedInput as exc:
-        raise syntax_error(exc, rt, chunk) from None
-    except rt.VisitError as exc:  # a callback failed; never show Lark's wrapper
-        if isinstance(exc.orig_exc, GradcliError):
-            raise exc.orig_exc from None
-        raise ParseError("invalid syntax", line=chunk.line, column=chunk.column) from None
-    except rt.LarkError:
-        raise ParseError("invalid syntax", line=chunk.line, column=chunk.column) from None
+    except SyntaxFailure as exc:
+        raise syntax_error(exc, chunk) from None
     node = _resolve(raw, chunk) if type(raw) is Assignment else raw
     # Every non-leaf node owns at least one character of its own (an
     # operator, a bracket, a sign, a number), so a short statement cannot be

@@ -1,13 +1,13 @@
-"""Lark's exceptions as short ParseErrors that point at the offending place,
+"""The parser's failures as short ParseErrors that point at the offending place,
 with hints for what another notation meant (sin x, x², |x|, 2 x, a × b)."""
 
 from __future__ import annotations
 
 import re
-from typing import Any
 
 from gradcli.errors import GradcliError, ParseError
 from gradcli.lang.brackets import PAIRS, innermost_open, open_brackets
+from gradcli.lang.lalr import SyntaxFailure, UnexpectedCharacters, UnexpectedToken
 from gradcli.lang.names import SUPERSCRIPT_DIGITS, exponent_meant
 from gradcli.lang.namespace import builtin_function
 from gradcli.record import Record
@@ -19,7 +19,7 @@ class Chunk(Record):
     text: str  # stripped; starts at (line, column)
     line: int
     column: int
-    error: GradcliError | None  # found by the scan (nesting), raised before Lark runs
+    error: GradcliError | None  # found by the scan (nesting), raised before parsing
 
 
 _DIGITS = frozenset("0123456789.")
@@ -53,7 +53,7 @@ def _end_of(chunk: Chunk) -> tuple[int, int]:
 
 
 def _expectation(expected: set[str], chunk: Chunk, offset: int, found: str) -> str:
-    # Lark's `expected` set is exact only about operands: LALR merges the
+    # The parser's `expected` set is exact only about operands: LALR merges the
     # look-aheads of states shared by calls, arrays and parentheses, so it
     # offers ')' inside "[1, 2". Which bracket must close comes from the text.
     if chunk.text[:offset].rstrip().endswith("'"):
@@ -90,16 +90,16 @@ def _absolute_value(text: str, at: int) -> str:
     return f"abs({inner})"
 
 
-def syntax_error(exc: Exception, rt: Any, chunk: Chunk) -> ParseError:
-    """Lark's UnexpectedInput as a short ParseError at the offending position."""
-    if isinstance(exc, rt.UnexpectedToken):
+def syntax_error(exc: SyntaxFailure, chunk: Chunk) -> ParseError:
+    """The parser's failure as a short ParseError at the offending position."""
+    if isinstance(exc, UnexpectedToken):
         token = exc.token
         expected = set(exc.expected or ())
         if token.type == "$END":
             unclosed = never_closed(chunk)
             if unclosed is not None:
                 return unclosed
-            # Lark gives $END the position of the last token; the input ends
+            # The parser gives $END the position of the last token; the input ends
             # right after it.
             if token.end_line is not None and token.end_column is not None:
                 line, column = _absolute(chunk, token.end_line, token.end_column)
@@ -142,7 +142,7 @@ def syntax_error(exc: Exception, rt: Any, chunk: Chunk) -> ParseError:
             else:
                 message += _expectation(expected, chunk, start, str(token))
         return ParseError(message, line=line, column=column)
-    if isinstance(exc, rt.UnexpectedCharacters):
+    if isinstance(exc, UnexpectedCharacters):
         char = chunk.text[exc.pos_in_stream]
         shown = f"'{char}'" if char.isprintable() else f"U+{ord(char):04X}"
         line, column = _absolute(chunk, exc.line, exc.column)
@@ -150,14 +150,7 @@ def syntax_error(exc: Exception, rt: Any, chunk: Chunk) -> ParseError:
                                          if char == "|" else None)
         hint = f"; did you mean {meant}?" if meant else ""
         return ParseError(f"unexpected character {shown}{hint}", line=line, column=column)
-    if isinstance(exc, rt.UnexpectedEOF):
-        unclosed = never_closed(chunk)
-        if unclosed is not None:
-            return unclosed
-        line, column = _end_of(chunk)
-        return ParseError("unexpected end of input", line=line, column=column)
-    line, column = _absolute(chunk, exc.line or 1, exc.column or 1)
-    return ParseError("invalid syntax", line=line, column=column)
+    return ParseError("invalid syntax", line=chunk.line, column=chunk.column)
 
 
 NEVER_CLOSED = " was never closed"
