@@ -15,7 +15,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gradcli.lang import grammar, lalr
+from gradcli.lang import _tables, grammar, lalr
 from gradcli.lang.ast import Implicit, Name, Num
 from gradcli.lang.builder import Assignment, Builder
 
@@ -54,9 +54,8 @@ def test_an_edited_grammar_gives_other_tables() -> None:
 
 
 def test_the_tables_come_from_the_package_and_are_only_data() -> None:
-    tables = grammar.load_tables()
-    assert Path(tables.__file__).resolve() == Path(grammar.GENERATED).resolve()
-    assert lalr.Parser(tables, Builder()).parse("2x") == Implicit(Num("2"), Name("x"))
+    assert Path(_tables.__file__).resolve() == Path(grammar.GENERATED).resolve()
+    assert lalr.Parser(_tables, Builder()).parse("2x") == Implicit(Num("2"), Name("x"))
     tree = ast.parse(Path(grammar.GENERATED).read_text(encoding="utf-8"))
     assert not [node for node in ast.walk(tree) if isinstance(node, ast.Import | ast.ImportFrom
                                                               | ast.Call | ast.FunctionDef)]
@@ -66,7 +65,7 @@ def test_a_rule_without_a_method_fails_loudly() -> None:
     class Partial(Builder):
         call = None  # type: ignore[assignment]
 
-    parser = lalr.Parser(grammar.load_tables(), Partial())
+    parser = lalr.Parser(_tables, Partial())
     assert parser.parse("x") == Name("x")
     with pytest.raises(AssertionError, match="'call' has no tree builder"):
         parser.parse("f(x)")
@@ -86,7 +85,7 @@ class _LarkBuilder(Builder):
 
 @pytest.fixture(scope="module")
 def parsers() -> tuple[lalr.Parser, lark.Lark]:
-    ours = lalr.Parser(grammar.load_tables(), Builder())
+    ours = lalr.Parser(_tables, Builder())
     theirs = lark.Lark(grammar.grammar_text(), transformer=_LarkBuilder(),
                        **grammar.GRAMMAR_OPTIONS)
     return ours, theirs

@@ -114,14 +114,17 @@ def run_statements(
 
 def bind_all_at(session: Any, bindings: list[tuple[str, str]], output: Output) -> bool:
     """Bind every --at value in order, reporting each failure; True if all bound."""
-    from ..curves import session_number
     from ..errors import GradcliError
-    from ..lang.ranges import at_range
 
     ok = True
     for name, value in bindings:
         try:
-            points = at_range(name, value, session_number(session))
+            points = None
+            if ":" in value:  # maybe a range, x=0:1:0.25
+                from ..curves import session_number
+                from ..lang.ranges import at_range
+
+                points = at_range(name, value, session_number(session))
             if points is None:
                 session.bind_at(name, value)
             else:  # x=0:1:0.25

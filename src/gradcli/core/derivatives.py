@@ -66,9 +66,11 @@ BACKPROP_MAX_NODES = 150_000
 def mixed_warning(y: Variable, x: Variable) -> str | None:
     """What to tell a user whose y has x's shape but mixes x's elements (x*sum(x),
     A @ x): its derivatives by x are still those of the sum of its elements."""
+    if not y.ndim or y.shape != x.shape or x.size < 2:
+        return None
     from .mixing import mixes_elements  # walks the graph
 
-    if not y.ndim or y.shape != x.shape or x.size < 2 or not mixes_elements(y, x):
+    if not mixes_elements(y, x):
         return None
     return (f"the result mixes the elements of {x.name or 'the variable'}: its derivatives "
             "are those of the sum of its elements (a gradient), not one per element; "

@@ -16,10 +16,9 @@ from __future__ import annotations
 
 import os
 import sys
-from types import ModuleType
 from typing import Any
 
-__all__ = ["GENERATED", "GRAMMAR_OPTIONS", "generate", "grammar_text", "load_tables"]
+__all__ = ["GENERATED", "GRAMMAR_OPTIONS", "generate", "grammar_text"]
 
 #: The options the parser is built with.
 GRAMMAR_OPTIONS: dict[str, Any] = {
@@ -47,13 +46,6 @@ def grammar_text() -> str:
             with open(candidate, encoding="utf-8") as file:
                 return file.read()
     raise FileNotFoundError("gradcli's grammar file grammars/gradcli.lark is missing")
-
-
-def load_tables() -> ModuleType:
-    """The generated tables module (gradcli/lang/_tables.py)."""
-    from gradcli.lang import _tables
-
-    return _tables
 
 
 # --------------------------------------------------------------------------

@@ -50,7 +50,6 @@ from gradcli.lang.ast import (
 )
 from gradcli.lang.brackets import marks
 from gradcli.lang.builder import Assignment, Builder, origin
-from gradcli.lang.grammar import load_tables
 from gradcli.lang.lalr import Parser, SyntaxFailure
 from gradcli.lang.syntax_errors import (
     LOOKALIKES,
@@ -179,7 +178,9 @@ def get_parser() -> Parser:
     if _parser is None:
         with _parser_lock:
             if _parser is None:
-                _parser = Parser(load_tables(), Builder())
+                from gradcli.lang import _tables
+
+                _parser = Parser(_tables, Builder())
     return _parser
 
 

@@ -121,9 +121,10 @@ class Output:
     def sweep_over(self, at: dict[str, Any]) -> None:
         """Results over the points of the array --at values in ``at`` are tidy
         tables: a CSV row (and with --rows a JSON object) a point."""
-        from .sweep import sweep_names
+        if any(getattr(value, "ndim", 1) for value in at.values()):  # any not 0-d
+            from .sweep import sweep_names
 
-        self.sweep = sweep_names(at)
+            self.sweep = sweep_names(at)
 
     # results -------------------------------------------------------------------
 
