@@ -149,11 +149,11 @@ def add_formulas(session: Session, node: Any, options: EvalOptions, res: Result)
 def prime_formula(session: Session, name: str, order: int) -> str | None:
     """``f'(x) = ...``: the formula of the derivative of a function of one
     variable (defined, or an elementwise built-in); None for any other name."""
-    from .core.registry import REGISTRY
     from .formula import diff, from_ast, plain
+    from .lang.namespace import builtin_function
 
     definition = session.functions.get(name)
-    entry = REGISTRY.get(name)
+    entry = builtin_function(name)
     if definition is not None and len(definition.params) == 1:
         param = definition.params[0]
     elif definition is None and entry is not None and entry.kind == "elementwise":

@@ -32,9 +32,9 @@ from .errors import (
 from .expression import EvalOptions, check_bindable, evaluate_expression, gradient_statement
 from .formulas import applies
 from .lang import ast
-from .lang.evaluate import CONSTANTS, Definition, Evaluator
+from .lang.evaluate import Definition, Evaluator
 from .lang.names import is_name
-from .lang.namespace import is_builtin
+from .lang.namespace import BUILTIN, CONSTANT, SPECIAL, Namespace, is_builtin
 from .lang.parser import BadStatement, Statement, parse, parse_each
 from .results import Result
 from .variables import order_limit
@@ -270,8 +270,9 @@ class Session:
         is neither, none (an UnknownNameError naming it, in ``.name``)."""
         for name in names:
             if name not in self.values and name not in self.functions:
-                if is_builtin(name) or name in CONSTANTS:
-                    what = "a built-in function" if is_builtin(name) else "a constant"
+                kind = Namespace(self.values, self.functions).kind(name)
+                if kind in (BUILTIN, SPECIAL, CONSTANT):
+                    what = "a constant" if kind == CONSTANT else "a built-in function"
                     why = f"'{name}' is {what}, not one of your names"
                 elif name == "ans":
                     why = "'ans' has no value yet"
