@@ -88,3 +88,25 @@ def test_text_is_gradcli_input_that_evaluates_to_the_polynomial() -> None:
     text = series_text(cs, "x", "1")
     assert float(session.run(text)[0].value) == pytest.approx(
         sum(c * (0.3 - 1) ** k for k, c in enumerate(cs)), rel=1e-14)
+
+
+@pytest.mark.parametrize(("at", "point"),
+                         [(1e-20, "1e-20"), (4e-15, "4e-15"), (-2.5e-16, "-2.5e-16")])
+def test_a_small_value_is_the_value_not_noise(at: float, point: str) -> None:
+    # sin about a tiny point: its value is tiny beside the slope 1, but it is
+    # the true value (mpmath, 30 digits), not the point's rounding as at pi.
+    import mpmath
+
+    mpmath.mp.dps = 30
+    cs = coefficients(F.sin, at, 3)
+    assert cs[0] == pytest.approx(float(mpmath.sin(mpmath.mpf(point))), rel=1e-15)
+    text = series_text(cs, "x", point, at=at)
+    assert text.startswith(repr(cs[0]) + " + ")
+    pi_text = series_text(coefficients(F.sin, math.pi, 3), "x", "pi", at=math.pi)
+    assert pi_text == "-(x - pi) + (x - pi)^3/6"  # sin(pi) = 1.2e-16: the point's rounding
+
+
+def test_a_value_off_by_the_points_rounding_is_noise() -> None:
+    cs = coefficients(lambda x: 3 * x - 0.3, 0.1, 2)
+    assert 0 < abs(cs[0]) < 1e-16  # 3*0.1 - 0.3 in floats
+    assert series_text(cs, "x", "0.1", at=0.1) == "3*(x - 0.1)"

@@ -19,6 +19,8 @@ NOISE = 1e-14
 TOLERANCE = 1e-12
 MAX_DENOMINATOR = 1000
 _MAX_FACTORIAL = 10**15  # k! beyond this no longer holds every digit in a float
+_EPS = 2.0**-52
+_POINT_ULPS = 16  # how many of the point's roundings the value may be off by
 
 
 def exact_coefficient(c: float, k: int = 0, tolerance: float = TOLERANCE) -> Fraction | None:
@@ -56,33 +58,45 @@ def _base(var: str, point: str | float | None) -> str:
     return f"({var} - {text})"
 
 
-def _is_noise(cs: list[float], k: int, noise: float) -> bool:
+def _is_noise(cs: list[float], k: int, noise: float, at: float | None) -> bool:
     """Whether c_k is rounding noise: far below both its neighbours (cos about
     pi has -1.2e-16 between -1 and 1/2), and no simple rational. Against the
-    largest coefficient instead, exp's 1/20! and the x of 1e15 + x were lost."""
+    largest coefficient instead, exp's 1/20! and the x of 1e15 + x were lost.
+    The value c_0 is computed directly, so it is noise only if the point's own
+    rounding (|a| eps, times the slope c_1) explains it: sin about pi gives
+    1.2e-16, noise; sin about 1e-20 gives 1e-20, its true value."""
     c = cs[k]
     if not math.isfinite(c) or exact_coefficient(c, k) is not None:
         return False
     near = [abs(cs[j]) for j in (k - 1, k + 1) if 0 <= j < len(cs) and math.isfinite(cs[j])]
-    return bool(near) and abs(c) < noise * max(near)
+    if not near or abs(c) >= noise * max(near):
+        return False
+    if k == 0 and at is not None and len(cs) > 1:
+        return abs(c) <= _POINT_ULPS * _EPS * abs(at) * abs(cs[1])
+    return True
 
 
 def series_text(coefficients: Sequence[float], var: str = "x",
                 point: str | float | None = None,
                 number: Callable[[float], str] | None = None,
-                noise: float = NOISE) -> str:
+                noise: float = NOISE, at: float | None = None) -> str:
     """``c0 + c1*(x - a) + c2*(x - a)^2 + ...`` as mathematics.
 
     ``point``: the expansion point as the user wrote it (``"pi"``), or a
     number, or None for 0. ``number`` writes a coefficient that is not a
-    simple rational (default: its shortest repr). An all-zero series is "0".
+    simple rational (default: its shortest repr). ``at``: the point's value
+    when ``point`` is text, for judging the value c_0 (see _is_noise); without
+    it the value is judged as the other coefficients are. An all-zero series
+    is "0".
     """
     write = number or (lambda v: repr(float(v)))
     cs = [float(c) for c in coefficients]
     base = _base(var, point)
+    if at is None and not isinstance(point, str):
+        at = 0.0 if point is None else float(point)
     terms: list[tuple[bool, str]] = []  # (negative, text of the magnitude)
     for k, c in enumerate(cs):
-        if c == 0 or _is_noise(cs, k, noise):
+        if c == 0 or _is_noise(cs, k, noise, at):
             continue
         power = "" if k == 0 else (base if k == 1 else f"{base}^{k}")
         exact = exact_coefficient(c, k)
