@@ -180,3 +180,15 @@ def test_errors_are_the_evaluators(text, error, words):
 def test_bad_intervals_and_point_counts(a, b, points):
     with pytest.raises(GradcliError):
         curves(["x"], a, b, points=points)
+
+
+def test_the_users_function_names_its_curves():
+    s = Session()
+    s.run("g(x) = x^3 - x; f(x) = x^2")
+    data = curves(["g(x)"], -1, 1, points=5, order=2, session=s)
+    assert data.title == "g(x)"  # not f(x) = g(x)
+    assert [c.label for c in data.curves] == ["g", "g'", "g''"]
+    np.testing.assert_allclose(data.curves[2].y, 6 * np.linspace(-1, 1, 5))
+    assert curves(["f( x )"], 0, 1, points=3, session=s).title == "f( x )"
+    assert curves(["sin(x)"], 0, 1, points=3).title == "f(x) = sin(x)"  # a built-in: f
+    assert curves(["g(x) + 1"], 0, 1, points=3, session=s).title == "f(x) = g(x) + 1"

@@ -76,15 +76,35 @@ class Curves(Record):
     @property
     def title(self) -> str:
         if len(self.exprs) == 1:
+            if _users_call(self.exprs[0], self.var):
+                return self.exprs[0]  # g(x), not f(x) = g(x)
             return f"f({self.var}) = {self.exprs[0]}"
         return ", ".join(self.exprs)
 
 
+def function_name(expr: str, var: str) -> str:
+    """What one expression's curves are called: ``g`` for ``g(x)`` (the user's
+    function called on the variable alone), otherwise ``f`` (sin(x) too)."""
+    return _users_call(expr, var) or "f"
+
+
+def _users_call(expr: str, var: str) -> str | None:
+    """``g`` when ``expr`` is ``g(var)`` and g is no built-in, else None."""
+    from .lang.namespace import is_builtin
+
+    head, _, rest = expr.strip().partition("(")
+    head = head.strip()
+    if head.isidentifier() and rest.replace(" ", "") == f"{var})" and not is_builtin(head):
+        return head
+    return None
+
+
 def label(expr: str, order: int, var: str, single: bool) -> str:
-    """f, f', f'', f''', f⁽⁴⁾ for one expression; with several the expression
-    itself and d/dx expr, d²/dx² expr."""
+    """f, f', f'', f''', f⁽⁴⁾ for one expression (g, g' ... for ``g(x)``); with
+    several the expression itself and d/dx expr, d²/dx² expr."""
     if single:
-        return "f" + "'" * order if order <= 3 else f"f\u207d{str(order).translate(_SUPER)}\u207e"
+        f = function_name(expr, var)
+        return f + "'" * order if order <= 3 else f"{f}\u207d{str(order).translate(_SUPER)}\u207e"
     if order == 0:
         return expr
     power = "" if order == 1 else str(order).translate(_SUPER)
