@@ -110,3 +110,27 @@ def test_a_value_off_by_the_points_rounding_is_noise() -> None:
     cs = coefficients(lambda x: 3 * x - 0.3, 0.1, 2)
     assert 0 < abs(cs[0]) < 1e-16  # 3*0.1 - 0.3 in floats
     assert series_text(cs, "x", "0.1", at=0.1) == "3*(x - 0.1)"
+
+
+def test_a_value_beside_the_points_rounding_stays() -> None:
+    # sin(pi) is the point's rounding; the 1e-15 added to it is the user's
+    cs = coefficients(lambda x: F.sin(x) + 1e-15, math.pi, 1)
+    assert series_text(cs, "x", "pi", at=math.pi) == f"{cs[0]!r} - (x - pi)"
+
+
+@pytest.mark.parametrize(("point", "base"), [
+    ("1+1", "(x - (1+1))"), ("-1-1", "(x - (-1-1))"), ("pi - 3", "(x - (pi - 3))"),
+    ("2e - 3", "(x - (2e - 3))"), ("1e-3", "(x - 1e-3)"), ("-1E+3", "(x + 1E+3)"),
+    ("2*-1", "(x - 2*-1)"), ("-(1+1)", "(x + (1+1))"), ("f(1-2)", "(x - f(1-2))"),
+])
+def test_a_point_written_as_a_sum_is_bracketed(point: str, base: str) -> None:
+    text = series_text([1.0, 2.0], "x", point)
+    assert text == f"1 + 2*{base}"
+    # pasted back, the polynomial is the same function of x
+    s = Session()
+    s.run("f(t) = t")
+    x0 = 0.37
+    s.run(f"x = {x0}")
+    got = s.run(text)[0].value
+    a = float(np.asarray(s.run(point)[0].value))
+    assert float(np.asarray(got)) == pytest.approx(1 + 2 * (x0 - a))

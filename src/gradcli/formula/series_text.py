@@ -12,6 +12,7 @@ The text is gradcli input: pasted back, it evaluates to the polynomial.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Callable, Sequence
 from fractions import Fraction
 
@@ -19,8 +20,7 @@ NOISE = 1e-14
 TOLERANCE = 1e-12
 MAX_DENOMINATOR = 1000
 _MAX_FACTORIAL = 10**15  # k! beyond this no longer holds every digit in a float
-_EPS = 2.0**-52
-_POINT_ULPS = 16  # how many of the point's roundings the value may be off by
+_POINT_ROUNDING = 2.0**-52  # twice the point's relative rounding, 2^-53
 
 
 def exact_coefficient(c: float, k: int = 0, tolerance: float = TOLERANCE) -> Fraction | None:
@@ -51,6 +51,8 @@ def _base(var: str, point: str | float | None) -> str:
             return var
     except ValueError:
         pass
+    if _is_sum(text):  # x=1+1: (x - (1+1)), not (x - 1+1)
+        return f"({var} - ({text}))"
     if text.startswith("-"):
         return f"({var} + {text[1:].strip()})"
     if text.startswith("+"):
@@ -58,13 +60,34 @@ def _base(var: str, point: str | float | None) -> str:
     return f"({var} - {text})"
 
 
+_EXPONENT = re.compile(r"(?:^|[^\w.])(?:[0-9]+\.?[0-9]*|\.[0-9]+)[eE]$")
+
+
+def _is_sum(text: str) -> bool:
+    """Whether ``text`` has a '+' or '-' between terms outside brackets (not a
+    sign, nor an exponent's, as in 1e-3)."""
+    depth = 0
+    for i, char in enumerate(text):
+        if char in "([":
+            depth += 1
+        elif char in ")]":
+            depth -= 1
+        elif char in "+-" and depth == 0 and i:
+            before = text[:i].rstrip()
+            if before and (before[-1].isalnum() or before[-1] in "._)]'") \
+                    and not (len(before) == i and _EXPONENT.search(before)):
+                return True
+    return False
+
+
 def _is_noise(cs: list[float], k: int, noise: float, at: float | None) -> bool:
     """Whether c_k is rounding noise: far below both its neighbours (cos about
     pi has -1.2e-16 between -1 and 1/2), and no simple rational. Against the
     largest coefficient instead, exp's 1/20! and the x of 1e15 + x were lost.
     The value c_0 is computed directly, so it is noise only if the point's own
-    rounding (|a| eps, times the slope c_1) explains it: sin about pi gives
-    1.2e-16, noise; sin about 1e-20 gives 1e-20, its true value."""
+    rounding (at most |a| 2^-53, times the slope c_1; twice that allowed)
+    explains it: sin about pi gives 1.2e-16, noise; sin(x) + 1e-15 about pi
+    and sin about 1e-20 keep theirs."""
     c = cs[k]
     if not math.isfinite(c) or exact_coefficient(c, k) is not None:
         return False
@@ -72,7 +95,7 @@ def _is_noise(cs: list[float], k: int, noise: float, at: float | None) -> bool:
     if not near or abs(c) >= noise * max(near):
         return False
     if k == 0 and at is not None and len(cs) > 1:
-        return abs(c) <= _POINT_ULPS * _EPS * abs(at) * abs(cs[1])
+        return abs(c) <= _POINT_ROUNDING * abs(at) * abs(cs[1])
     return True
 
 
