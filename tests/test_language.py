@@ -360,7 +360,11 @@ def test_other_tools_names_suggest_ours(text, meant):
     [("x = 3; x\u00b2", "name", "x^2"), ("t\u00b3 + 1", "name", "t^3"),
      ("x\u00b9\u2070", "name", "x^10"), ("2\u00d73", "parse", "'*'"),
      ("6\u00f72", "parse", "'/'"), ("2\u22121", "parse", "'-'"),
-     ("\u221a4", "parse", "sqrt(...)"), ("\u03c0\u00b2", "name", "pi^2")],
+     ("\u221a4", "parse", "sqrt(...)"), ("\u03c0\u00b2", "name", "pi^2"),
+     ("f(t) = t; f\u2032(2)", "parse", "the prime ', as in f'(x)"),
+     ("f(t) = t; f\u2019(2)", "parse", "the prime ', as in f'(x)"),
+     ("f(t) = t; f\u2033(2)", "parse", "two primes, as in f''(x)"),
+     ("1/\u221e", "parse", "inf"), ("2\u207b\u00b9", "parse", "a power with '^', as in x^-1")],
 )
 def test_typeset_maths_suggests_how_to_type_it(text, kind, meant):
     # x² read as an unknown name and × as a stray character, with no hint

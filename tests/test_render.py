@@ -352,3 +352,12 @@ def test_a_table_too_wide_for_the_terminal_never_splits_a_number(monkeypatch):
     narrow = table_text([one("x**4 - 2*x**2", {"x": "2"}, order=1, check=True)], opts,
                         terminal=True)
     assert "╭" in narrow  # a table that fits stays one
+
+
+def test_an_echoed_line_cannot_drive_the_terminal():
+    # eval $'1 + \x1b[31m' echoed ESC to the terminal with the error
+    for bad in ("\x1b", "\u202e", "\x07"):
+        text = format_error(GradcliError("unexpected character").at(1, 5), f"1 + {bad}[31m")
+        shown, caret = text.splitlines()[1:]
+        assert bad not in text
+        assert shown == "  1 + \ufffd[31m" and caret == "      ^"

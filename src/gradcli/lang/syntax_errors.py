@@ -29,6 +29,10 @@ LOOKALIKES = {
     "\u00f7": "'/'", "\u2215": "'/'",
     "\u2212": "'-'", "\u2013": "'-'", "\u2014": "'-'",
     "\u221a": "sqrt(...)",
+    "\u2032": "the prime ', as in f'(x)", "\u2019": "the prime ', as in f'(x)",
+    "\u2033": "two primes, as in f''(x)", "\u2034": "three primes, as in f'''(x)",
+    "\u221e": "inf",
+    "\u207b": "a power with '^', as in x^-1",
 }
 """Characters that typeset maths or word processors put for an operator (x × y,
 a − b, √x), with gradcli's spelling of it, for hints."""

@@ -22,7 +22,7 @@ def format_error(err: GradcliError, line_text: str | None = None, prefix: str = 
         shown = line_text.expandtabs(1).rstrip("\n")
         column = max(1, min(err.column, len(shown) + 1))
         shown, column = _window(shown, column)
-        lines.append("  " + shown)
+        lines.append("  " + _visible(shown))
         lines.append("  " + " " * _cells(shown[: column - 1]) + "^")
     return "\n".join(lines)
 
@@ -42,6 +42,15 @@ def _window(text: str, column: int) -> tuple[str, int]:
     head = "..." if start > 0 else ""
     tail = "..." if end < len(text) else ""
     return head + text[start:end] + tail, column - start + len(head)
+
+
+def _visible(text: str) -> str:
+    """``text`` with each control or format character (ESC, a bidi override) as
+    U+FFFD: an echoed input must not drive the terminal. One for one, so the
+    caret's column holds."""
+    if text.isprintable():
+        return text
+    return "".join(ch if ch.isprintable() else "\ufffd" for ch in text)
 
 
 def _cells(text: str) -> int:
