@@ -3,8 +3,11 @@ and graphs drawn without values."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
+
+import pytest
 
 from gradcli.graphs import graph
 from gradcli.session import Session
@@ -91,3 +94,15 @@ def test_curve_bounds_may_be_constants_and_its_errors_name_their_line(tmp_path) 
     assert errors[0] == "error: a curve draws derivatives to order 20 at most; got 50 (line 3)"
     assert errors[1].startswith("error: unknown function 'sinn'")
     assert "(line 4, column 8)" in errors[1]
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="Linux's /dev/full")
+def test_a_full_output_device_ends_the_session_with_one_error(tmp_path) -> None:
+    # `gradcli repl > /dev/full` said "internal error (OSError ...); the session
+    # goes on" for every line, where `gradcli eval` says it cannot write
+    for command in (["-m", "gradcli", "repl"], ["-m", "gradcli", "eval", "-"]):
+        with open("/dev/full", "w") as full:
+            done = subprocess.run([PYTHON, *command], input="1\n2\n3\n", text=True,
+                                  stdout=full, stderr=subprocess.PIPE, cwd=tmp_path, timeout=60)
+        assert done.returncode == 1
+        assert done.stderr == "error: cannot write the output: No space left on device\n"

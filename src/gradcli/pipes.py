@@ -47,6 +47,14 @@ class WholeWriter:
         return getattr(self._stream, name)
 
 
+def cannot_write(exc: OSError) -> int:
+    """Say that the output could not be written (a full disk, an I/O error) and
+    drop what is left of it; the exit status, 1."""
+    silence_stdout()
+    sys.stderr.write(f"error: cannot write the output: {exc.strerror or exc}\n")
+    return 1
+
+
 def silence_stdout() -> None:
     """After a broken pipe, send what is left to /dev/null, so that exiting
     (which flushes stdout) prints no second error."""

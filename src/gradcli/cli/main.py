@@ -21,7 +21,7 @@ import sys
 from typing import NoReturn
 
 from .. import __version__
-from ..pipes import silence_stdout
+from ..pipes import cannot_write, silence_stdout
 from ..render.output import isatty
 from . import commands, options
 from .input import UsageProblem
@@ -151,20 +151,13 @@ def _unknown_option(parser: options.Parser, unknown: list[str]) -> str:
 
 class _ClosedOutput(io.TextIOBase):
     """Standard output that the shell closed: a write fails as on any closed
-    file descriptor (and is reported by _cannot_write)."""
+    file descriptor (and is reported by pipes.cannot_write)."""
 
     def writable(self) -> bool:
         return True
 
     def write(self, text: str) -> int:
         raise OSError(errno.EBADF, os.strerror(errno.EBADF))
-
-
-def _cannot_write(exc: OSError) -> int:
-    """Say that the output could not be written (and drop what is left of it): 1."""
-    silence_stdout()
-    sys.stderr.write(f"error: cannot write the output: {exc.strerror or exc}\n")
-    return 1
 
 
 def run(argv: list[str] | None = None) -> NoReturn:
@@ -185,7 +178,7 @@ def run(argv: list[str] | None = None) -> NoReturn:
         silence_stdout()
         code = 1
     except OSError as exc:  # a full disk (> /dev/full), an I/O error: ours to word
-        code = _cannot_write(exc)
+        code = cannot_write(exc)
     except Exception as exc:
         sys.stderr.write(
             f"error: internal error ({type(exc).__name__}: {exc}); please report it\n"
@@ -197,7 +190,7 @@ def run(argv: list[str] | None = None) -> NoReturn:
         silence_stdout()
         code = code or 1
     except OSError as exc:  # the last of the output did not fit either
-        failed = _cannot_write(exc)
+        failed = cannot_write(exc)
         code = code or failed
     except ValueError:  # stdout closed under us
         pass

@@ -16,7 +16,7 @@ from typing import IO, Any
 
 from .. import __version__
 from ..errors import GradcliError, UnknownNameError
-from ..pipes import silence_stdout
+from ..pipes import cannot_write, silence_stdout
 from ..render.errors import format_error
 from .commands import Shell
 from .display import PlainDisplay, RichDisplay
@@ -77,6 +77,8 @@ def run_plain(loader: SessionLoader, stdin: IO[str], display: Any = None) -> int
     except BrokenPipeError:
         silence_stdout()
         return max(shell.status, 1)
+    except OSError as exc:  # > /dev/full
+        return cannot_write(exc)
     return shell.status
 
 
@@ -175,3 +177,5 @@ def run_interactive(loader: SessionLoader, *, history: Any = None, input: Any = 
         except BrokenPipeError:  # `gradcli repl | head`: the reader left
             silence_stdout()
             return 1
+        except OSError as exc:  # the terminal's output failed
+            return cannot_write(exc)

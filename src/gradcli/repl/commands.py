@@ -55,8 +55,8 @@ class Shell:
             return self._execute(text, first_line)
         except GradcliError as err:
             self.show_error(err, text, first_line)
-        except BrokenPipeError:  # nobody reads the output any more: the loop ends
-            raise
+        except OSError:  # the output failed (its reader left, a full disk): the loop ends
+            raise  # (a file a command writes fails as a GradcliError, see gradcli.atomic)
         except Exception as exc:  # a bug of ours: short, and the session goes on
             self.display.error(
                 f"internal error ({type(exc).__name__}: {exc}); the session goes on"
