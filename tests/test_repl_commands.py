@@ -106,3 +106,24 @@ def test_a_full_output_device_ends_the_session_with_one_error(tmp_path) -> None:
                                   stdout=full, stderr=subprocess.PIPE, cwd=tmp_path, timeout=60)
         assert done.returncode == 1
         assert done.stderr == "error: cannot write the output: No space left on device\n"
+
+
+def test_a_variable_without_a_value_is_offered_as_the_one_of_formulas(tmp_path) -> None:
+    # sin(x)*y --order 1 with y bound only said "give x a value", where the
+    # user wanted x's formulas; and the REPL's words said "--wrt z"
+    from gradcli.cli.words import CLI_WORDS
+    from gradcli.session import EvalOptions
+
+    s = Session(words=CLI_WORDS)
+    s.run("y = 2")
+    err = s.run("sin(x)*y", EvalOptions(order=1))[0].error
+    assert err.message == ("unknown name 'x'; it has no value: give one with --at x=... or "
+                           "x = ...; or --wrt x for the formulas of the derivatives")
+    done = s.run("sin(x)*y", EvalOptions(order=1, wrt="x"))[0]
+    assert done.formula_dict()["derivative_formulas"] == ["2*cos(x)"]
+    assert "--wrt" not in s.run("sin(x)*y")[0].error.message  # no derivative asked
+    done = _repl("y = 2\n:d sin(x)*y\n:d 1 y^2 wrt z\n", tmp_path)
+    err_lines = [line for line in done.stderr.splitlines() if line.startswith("error")]
+    assert err_lines[0].startswith("error: unknown name 'x'; it has no value: assign one first: "
+                                   "x = ...; or name it, :d EXPR wrt x, for the formulas")
+    assert err_lines[1].startswith("error: wrt z: ") and "--wrt" not in done.stderr

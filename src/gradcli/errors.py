@@ -22,6 +22,7 @@ NEUTRAL_WORDS: dict[str, str] = {
     "value": "give it a value",
     "wrt": "name the variable to differentiate by",
     "wrt_named": "",
+    "formula": "",
     "method_paren": "",
     "method_use": "",
     "order": "the order",
@@ -81,6 +82,13 @@ class GradcliError(Exception):
         self.template = "{" + code + "}" + (self.template or literal(self.message))
         self.hint_name = self.hint_name or name
         self.message = worded(self.template, self.hint_name, {})
+        return self
+
+    def suffixed(self, code: str) -> GradcliError:
+        """Put the hint slot ``code`` after the message; returns self."""
+        self.template = (self.template or literal(self.message)) + "{" + code + "}"
+        self.message = worded(self.template, self.hint_name, {})
+        self.args = (self.message,)
         return self
 
     def prepend(self, text: str) -> GradcliError:

@@ -78,7 +78,15 @@ def evaluate_expression(session: Session, node: Any, options: EvalOptions, res: 
                        overlay=_series_at_zero(session, node, options))
         # Evaluate first: a wrong name is reported as such, not as a missing
         # variable. The leaves made on the way are the ones differentiated by.
-        y = ev.eval(node)
+        try:
+            y = ev.eval(node)
+        except UnknownNameError as err:
+            if options.order and options.wrt is None and not options.grad \
+                    and err.template and "{value}" in err.template \
+                    and err.hint_name in free_names(node):
+                # sin(x)*y with y bound: x may be a typo, or the variable of formulas
+                err.suffixed("formula")
+            raise
         wrt = options.wrt or default_wrt(session, node) if options.wants_derivatives else None
         if options.wants_derivatives and wrt is None:
             _constant_derivatives(y, options, res)  # no variable: all derivatives are 0

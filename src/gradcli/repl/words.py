@@ -4,7 +4,8 @@ REPL_WORDS: dict[str, str] = {
     "value": "assign one first: {name} = ...",
     "wrt": "name one after the expression (:d EXPR wrt x), differentiate by one "
            "through a function of it (f(t) = ..., then f(x)), or use diff(expr, x, n)",
-    "wrt_named": "--wrt {name}: ",
+    "wrt_named": "wrt {name}: ",
+    "formula": "; or name it, :d EXPR wrt {name}, for the formulas of the derivatives",
     "method_paren": " (--method taylor)",
     "method_use": ": use --method taylor",
     "order": ":d's order",
