@@ -462,8 +462,7 @@ CALL_PRIMES = ", expected '(': a derivative is called, as in f'(x)"
         ("f'", (1, 3), "unexpected end of input" + CALL_PRIMES),
         ("f'' + 1", (1, 5), "unexpected '+'" + CALL_PRIMES),
         ("1; [1, (2", (1, 4), "'[' was never closed"),
-        (":help", (1, 1), "unexpected ':'; ':' commands (:help, :vars ...) are the REPL's: "
-                          "gradcli repl"),
+        (":help", (1, 1), "unexpected ':'; ':' commands (:help, :vars ...) are the REPL's"),
         ("x := 2", (1, 3), "unexpected ':'"),
         ("x\n  y = 1 +* 2", (2, 10), "unexpected '*', expected an expression"),
     ],

@@ -127,3 +127,18 @@ def test_a_variable_without_a_value_is_offered_as_the_one_of_formulas(tmp_path) 
     assert err_lines[0].startswith("error: unknown name 'x'; it has no value: assign one first: "
                                    "x = ...; or name it, :d EXPR wrt x, for the formulas")
     assert err_lines[1].startswith("error: wrt z: ") and "--wrt" not in done.stderr
+
+
+def test_a_prime_alone_takes_a_comment_and_names_an_unknown_function(tmp_path) -> None:
+    done = _repl("f(x) = x^3\nf'  # its slope\ng'\nx = 1; :d 1 x^2\n", tmp_path)
+    assert done.stdout.splitlines() == ["f'(x) = 3*x^2"]
+    errors = [line for line in done.stderr.splitlines() if line.startswith("error")]
+    assert errors[0] == ("error: unknown function 'g'; define it first: g(x) = ... "
+                         "(line 3, column 1)")
+    # a ':' command after a statement: the REPL's words, not "use gradcli repl"
+    assert errors[1] == ("error: unexpected ':'; a ':' command (:help, :vars ...) goes on a "
+                         "line of its own (line 4, column 8)")
+    from gradcli.cli.words import CLI_WORDS
+
+    assert Session(words=CLI_WORDS).run(":vars")[0].error.message == (
+        "unexpected ':'; ':' commands (:help, :vars ...) are the REPL's: gradcli repl")

@@ -23,6 +23,7 @@ NEUTRAL_WORDS: dict[str, str] = {
     "wrt": "name the variable to differentiate by",
     "wrt_named": "",
     "formula": "",
+    "colon": "':' commands (:help, :vars ...) are the REPL's",
     "method_paren": "",
     "method_use": "",
     "order": "the order",

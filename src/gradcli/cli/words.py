@@ -4,6 +4,7 @@ CLI_WORDS: dict[str, str] = {
     "value": "give one with --at {name}=... or {name} = ...",
     "wrt": "choose one with --wrt",
     "wrt_named": "--wrt {name}: ",
+    "colon": "':' commands (:help, :vars ...) are the REPL's: gradcli repl",
     "formula": "; or --wrt {name} for the formulas of the derivatives",
     "method_paren": " (--method taylor)",
     "method_use": ": use --method taylor",

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from gradcli.errors import GradcliError, ParseError
+from gradcli.errors import GradcliError, ParseError, literal
 from gradcli.lang.brackets import PAIRS, innermost_open, open_brackets
 from gradcli.lang.lalr import SyntaxFailure, UnexpectedCharacters, UnexpectedToken
 from gradcli.lang.names import SUPERSCRIPT_DIGITS, exponent_meant
@@ -133,8 +133,8 @@ def syntax_error(exc: SyntaxFailure, chunk: Chunk) -> ParseError:
                     and (before[-1].isalnum() or before[-1] in ")]_"):
                 # two operands apart ("2 x", "x y"), as qalc would multiply
                 message += "; a product needs '*' (2*x), or a number right against it (2x)"
-            elif str(token) == ":" and not before:
-                message += "; ':' commands (:help, :vars ...) are the REPL's: gradcli repl"
+            elif str(token) == ":" and not before:  # :vars where a statement goes
+                return ParseError.hinted(literal(message) + "; {colon}").at(line, column)
             elif str(token)[0] in SUPERSCRIPT_DIGITS:
                 # (x+1)², typeset: the power, not a product
                 message += "; a power is written with '^'"

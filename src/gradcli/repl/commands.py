@@ -73,18 +73,24 @@ class Shell:
         session = self.session
         if stripped in ("quit", "exit") and stripped not in session.values:
             return False
-        prime = PRIME.fullmatch(stripped)
-        if prime and self._prime_formula(prime.group(1), len(prime.group(2))):
+        prime = PRIME.fullmatch(stripped.split("#", 1)[0].rstrip())  # f' alone, # a comment
+        if prime and self._prime_formula(prime.group(1), len(prime.group(2)), first_line):
             return True
         self.show(session.run(text, first_line=first_line, whole=True), text, first_line)
         return True
 
-    def _prime_formula(self, name: str, order: int) -> bool:
+    def _prime_formula(self, name: str, order: int, line: int) -> bool:
         """``f'`` alone: ``f'(x) = 4*x^3 - 4*x`` for a function of one variable."""
         from ..formulas import prime_formula
 
         text = prime_formula(self.session, name, order)
         if text is None:
+            from ..errors import UnknownNameError
+            from ..lang.namespace import UNKNOWN, Namespace
+
+            if Namespace(self.session.values, self.session.functions).kind(name) == UNKNOWN:
+                raise UnknownNameError(f"unknown function '{name}'; define it first: "
+                                       f"{name}(x) = ...", line=line, column=1)
             return False
         self.display.formula_line(text)
         return True
