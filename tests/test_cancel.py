@@ -28,6 +28,14 @@ GRADCLI = str(BIN) if BIN.exists() else shutil.which("gradcli")
 POINTS = 2_000_000
 ORDER = 150
 BIG = {"GRADCLI_MAX_MEMORY": "64G"}  # pages are touched block by block: the run is cut short
+# a child's BLAS starts no threads of its own (the replay uses none), so that the
+# child's address space before the replay is small on any machine
+ONE_BLAS_THREAD = {name: "1" for name in
+                   ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")}
+REPLAYING = 2 << 30
+"""A child's address space past this (bytes): the replay's coefficients (ORDER + 1
+rows of POINTS numbers, 2.4 GB, whose pages are touched block by block) are
+allocated, and its blocks are under way."""
 
 
 @pytest.fixture(autouse=True)
@@ -39,21 +47,34 @@ def _block_threads() -> list[threading.Thread]:
     return [t for t in threading.enumerate() if t.name == "gradcli-block" and t.is_alive()]
 
 
-def _interrupted_after(delay: float, work) -> float:
-    """Seconds from a simulated Ctrl-C (after ``delay``) to the KeyboardInterrupt."""
+def _interrupted_in_a_block(monkeypatch, work) -> float:
+    """Seconds from a simulated Ctrl-C, 0.2 s after the first block's replay began
+    (its work at ORDER takes seconds), to the KeyboardInterrupt."""
     sent: list[float] = []
+    started, done = threading.Event(), threading.Event()
+    replay = blocks._replay
+
+    def replay_and_tell(*args, **kwargs):
+        started.set()
+        return replay(*args, **kwargs)
+
+    monkeypatch.setattr(blocks, "_replay", replay_and_tell)
 
     def ctrl_c() -> None:
-        sent.append(time.monotonic())
-        _thread.interrupt_main()
+        if started.wait(30) and not done.wait(0.2):
+            sent.append(time.monotonic())
+            _thread.interrupt_main()
 
-    timer = threading.Timer(delay, ctrl_c)
+    timer = threading.Thread(target=ctrl_c)
     timer.start()
     try:
         with pytest.raises(KeyboardInterrupt):
             work()
     finally:
-        timer.cancel()
+        done.set()
+        started.set()
+        timer.join()
+        monkeypatch.setattr(blocks, "_replay", replay)
     assert sent, "the computation ended before the interrupt"
     return time.monotonic() - sent[0]
 
@@ -64,13 +85,13 @@ def test_ctrl_c_stops_the_block_workers(monkeypatch, threads: int) -> None:
     v = np.linspace(0.0, 1.0, POINTS)
     x = Variable(sample(v).copy())
     y = F.exp(F.sin(x)) * F.log(1 + x**2)
-    took = _interrupted_after(0.5, lambda: taylor_derivatives_at(y, x, v, ORDER))
+    took = _interrupted_in_a_block(monkeypatch, lambda: taylor_derivatives_at(y, x, v, ORDER))
     assert took < 2.0
     assert _block_threads() == []
     # recorded on the whole array, the other entry point
     xv = Variable(v.copy())
     yv = F.exp(F.sin(xv)) * F.log(1 + xv**2)
-    took = _interrupted_after(0.5, lambda: taylor_derivatives(yv, xv, ORDER))
+    took = _interrupted_in_a_block(monkeypatch, lambda: taylor_derivatives(yv, xv, ORDER))
     assert took < 2.0
     assert _block_threads() == []
     # and the replay works afterwards, as before
@@ -98,6 +119,27 @@ def test_an_error_in_one_part_stops_the_others() -> None:
     assert _block_threads() == []
 
 
+def _address_space(pid: int) -> int:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmSize:"):
+            return int(line.split()[1]) * 1024
+    return 0
+
+
+def _wait_for_the_replay(pid: int, running) -> None:
+    """Until the child ``pid`` replays its blocks (then half a second more, into
+    their work), while ``running()``; at most 30 seconds."""
+    deadline = time.monotonic() + 30
+    while running() and time.monotonic() < deadline:
+        try:
+            if _address_space(pid) > REPLAYING:
+                break
+        except OSError:  # it ended
+            return
+        time.sleep(0.01)
+    time.sleep(0.5)
+
+
 def _cpu_seconds(pid: int) -> float:
     fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
@@ -107,9 +149,11 @@ def test_gradcli_eval_exits_130_promptly_on_sigint() -> None:
     proc = subprocess.Popen(
         [GRADCLI, "eval", "diff(exp(sin(v))*log(1+v^2), v, 150)",
          "--at", f"v=linspace(0,1,{POINTS})", "--format", "csv"],
-        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env={**os.environ, **BIG})
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+        env={**os.environ, **BIG, **ONE_BLAS_THREAD})
     try:
-        time.sleep(2.5)  # the start, the forward pass, then the replay's blocks
+        # the start, the forward pass, then the replay's blocks
+        _wait_for_the_replay(proc.pid, lambda: proc.poll() is None)
         assert proc.poll() is None
         sent = time.monotonic()
         proc.send_signal(signal.SIGINT)
@@ -124,14 +168,16 @@ def test_gradcli_eval_exits_130_promptly_on_sigint() -> None:
 
 
 def test_repl_ctrl_c_gives_the_prompt_back_and_stops_the_work() -> None:
-    child = pexpect.spawn(GRADCLI, ["repl"], env={**os.environ, **BIG, "TERM": "dumb"},
+    child = pexpect.spawn(GRADCLI, ["repl"],
+                          env={**os.environ, **BIG, **ONE_BLAS_THREAD, "TERM": "dumb"},
                           encoding="utf-8", timeout=30)
     try:
         child.expect(">>> ")
         child.sendline("v = linspace(0, 1, 2000000)")
         child.expect(">>> ")
+        assert _address_space(child.pid) < REPLAYING
         child.sendline("q = diff(exp(sin(v))*log(1+v^2), v, 150)")
-        time.sleep(1.5)
+        _wait_for_the_replay(child.pid, child.isalive)
         before = _cpu_seconds(child.pid)
         sent = time.monotonic()
         child.sendintr()
@@ -139,7 +185,7 @@ def test_repl_ctrl_c_gives_the_prompt_back_and_stops_the_work() -> None:
         child.expect(">>> ")
         took = time.monotonic() - sent
         cpu = _cpu_seconds(child.pid)
-        time.sleep(2.0)
+        time.sleep(1.0)  # a thread that went on computing would take about a second
         assert _cpu_seconds(child.pid) - cpu < 0.3  # no thread goes on computing
         assert took < 2.0, took
         assert cpu - before < 6.0

@@ -10,6 +10,7 @@ reads CORPUS from here.
 
 from __future__ import annotations
 
+import functools
 import random
 import statistics
 
@@ -161,8 +162,17 @@ def to_sympy(text: str, evaluate: bool = True, names: dict | None = None) -> sym
                             evaluate=evaluate)
 
 
-def formulas(text: str, order: int = 3) -> list[str]:
-    return [plain(d) for d in derivatives(from_ast(parse(text)[0].node), "x", order)]
+@functools.cache
+def formulas(text: str, order: int = 3) -> tuple[str, ...]:
+    """Our printed derivatives of TEXT, orders 1 to ORDER (once for the tests that
+    use them)."""
+    return tuple(plain(d) for d in derivatives(from_ast(parse(text)[0].node), "x", order))
+
+
+@functools.cache
+def sympy_diff(text: str, order: int) -> sympy.Expr:
+    """SymPy's derivative of TEXT (once for the tests that use it)."""
+    return sympy.diff(to_sympy(text), X, order)
 
 
 def points(domain: tuple[float, float], seed: str, n: int = 4) -> list[float]:
@@ -187,9 +197,8 @@ def assert_equal_at_points(ours: str, reference: sympy.Expr, domain: tuple[float
 @pytest.mark.parametrize(("category", "text", "domain"), CORPUS,
                          ids=[f"{c}:{t}" for c, t, _ in CORPUS])
 def test_corpus_formula_equals_sympy(category: str, text: str, domain: tuple[float, float]) -> None:
-    f = to_sympy(text)
     for order, ours in enumerate(formulas(text), start=1):
-        assert_equal_at_points(ours, sympy.diff(f, X, order), domain, f"{text}/{order}")
+        assert_equal_at_points(ours, sympy_diff(text, order), domain, f"{text}/{order}")
 
 
 ELEMENTWISE = sorted(n for n, b in REGISTRY.items() if b.kind == "elementwise")
@@ -221,7 +230,7 @@ def test_corpus_size_and_categories() -> None:
 def op_ratio(text: str, order: int, ours: str) -> float:
     """count_ops of our printed formula over SymPy's printed diff, both read
     back unevaluated (a count of 0 counts as 1)."""
-    theirs = str(sympy.diff(to_sympy(text), X, order))
+    theirs = str(sympy_diff(text, order))
     a = sympy.count_ops(to_sympy(ours, False, COUNT_NAMES))
     b = sympy.count_ops(sympy.parse_expr(theirs, local_dict={"x": X}, evaluate=False))
     return max(int(a), 1) / max(int(b), 1)

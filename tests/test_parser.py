@@ -548,11 +548,11 @@ def test_no_parsed_tree_is_deeper_than_the_limit() -> None:
 
 
 def test_long_flat_sum_is_one_chain() -> None:
-    text = "+".join(["x"] * 50_000)  # 99,999 characters
+    text = "+".join(["x"] * 10_000)  # 19,999 characters, ten times Python's recursion limit
     start = time.perf_counter()
     node = one(text)
     elapsed = time.perf_counter() - start
-    assert isinstance(node, Chain) and len(node.rest) == 49_999
+    assert isinstance(node, Chain) and len(node.rest) == 9_999
     assert all(op == "+" and operand == x for op, operand in node.rest)
     assert elapsed < 10  # about 0.3 s on a laptop; loose for slow shared CI
 
@@ -598,9 +598,12 @@ def test_statement_length_limit() -> None:
 
 
 def test_many_statements_may_exceed_one_statement_limit() -> None:
-    text = "x + 1\n" * (MAX_STATEMENT // 4)
+    # statements of 99 characters and a newline (long names: few tokens to parse),
+    # 200,100 characters in all
+    count = MAX_STATEMENT // 100 + 1
+    text = ("x" * 95 + " + 1\n") * count
     assert len(text) > MAX_STATEMENT
-    assert len(parse(text)) == MAX_STATEMENT // 4
+    assert len(parse(text)) == count
 
 
 def test_hostile_inputs_finish_with_a_result_or_a_parse_error() -> None:
@@ -759,8 +762,9 @@ def test_too_long_inside_an_open_bracket_costs_only_its_lines() -> None:
     too_long = f"statement longer than {MAX_STATEMENT:,} characters"
     assert _kinds(text) == [("Statement", 1, "k = 42"), ("BadStatement", 2, too_long),
                             ("Statement", 4, "k")]
-    # the REPL's case from the issue: the line after the long one is a statement
-    text = "\n".join(["k = 42", "(", "(", "x+" * 240_000 + "x", "x+" * 99_995 + "x", "k"])
+    # the REPL's case from the issue: the line after the long one is a statement (of
+    # 199,991 characters as there, one name that parses at once in place of "x+x+...x")
+    text = "\n".join(["k = 42", "(", "(", "x+" * 240_000 + "x", "x" * 199_991, "k"])
     got = _kinds(text)
     assert [g[:2] for g in got] == [("Statement", 1), ("BadStatement", 2), ("Statement", 5),
                                     ("Statement", 6)]
