@@ -113,3 +113,11 @@ def test_the_cli_and_the_repl_print_the_substituted_formulas() -> None:
                           ":d 2 g(x)\n", capture_output=True, text=True, timeout=60)
     assert repl.returncode == 0
     assert "3*t^2" not in repl.stdout and "6*x" in repl.stdout and "3*x^2" in repl.stdout
+
+
+def test_the_repls_prime_alone_keeps_its_parameter_apart_too() -> None:
+    repl = subprocess.run([PYTHON, "-m", "gradcli", "repl"],
+                          input="h(u) = u + t\nf(t) = h(t)\nf'\ng(x) = x^4 - 2x^2\ng''\n",
+                          capture_output=True, text=True, timeout=60)
+    assert repl.returncode == 0
+    assert repl.stdout.splitlines() == ["f'(t) = 1", "g''(x) = 12*x^2 - 4"]

@@ -149,7 +149,7 @@ def add_formulas(session: Session, node: Any, options: EvalOptions, res: Result)
 def prime_formula(session: Session, name: str, order: int) -> str | None:
     """``f'(x) = ...``: the formula of the derivative of a function of one
     variable (defined, or an elementwise built-in); None for any other name."""
-    from .formula import diff, from_ast, plain
+    from .formula import from_ast, plain
     from .lang.namespace import builtin_function
 
     definition = session.functions.get(name)
@@ -163,9 +163,12 @@ def prime_formula(session: Session, name: str, order: int) -> str | None:
     from .errors import GradcliError
 
     values = {k: v for k, v in _values(session).items() if k != param}
-    call = ast.Call(func=name, args=(ast.Name(id=param, line=0, column=0),), line=0, column=0)
+    # f'(param) itself: differentiating f(param) by param would also take in
+    # a variable of that name that f's body reads besides (h(u) = u + t, f(t) = h(t))
+    prime = ast.Prime(func=name, order=order, args=(ast.Name(id=param, line=0, column=0),),
+                      line=0, column=0)
     try:
-        f = diff(from_ast(call, session.functions, values), param, order)
+        f = from_ast(prime, session.functions, values)
     except GradcliError as err:  # of the line as a whole: no column inside the body
         err.line = err.column = None
         raise err.reword(session.words) from None
