@@ -923,6 +923,7 @@ def test_wrt_alone_says_it_has_no_effect():
                                     ("eval", "x*y", "--at", "x=1,y=2", "--wrt", "y",
                                      "--order", "1"))
     assert alone.returncode == 0 and alone.stdout == "2\n"
-    assert alone.stderr == "warning: --wrt y has no effect without --order, --series or --check\n"
+    assert alone.stderr == \
+        "warning: --wrt y has no effect without --order, --series, --check or --formula\n"
     assert with_order.returncode == 0 and with_order.stderr == ""
     assert with_order.stdout.split() == ["2", "1"]

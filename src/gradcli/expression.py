@@ -39,7 +39,9 @@ class EvalOptions(Record, mutable=True):
     """What to compute for each expression statement, beyond its value."""
 
     wrt: str | None = None
-    order: int = 0
+    # --order N or :d N; None where not asked. 0 is asked: by a variable with no
+    # value it gives the formula of order 0, where no order gives a name error
+    order: int | None = None
     grad: bool = False
     check: bool = False
     series: int | None = None
@@ -47,7 +49,7 @@ class EvalOptions(Record, mutable=True):
 
     @property
     def wants_derivatives(self) -> bool:
-        return self.order > 0 or self.check or self.series is not None
+        return bool(self.order) or self.check or self.series is not None
 
 
 
@@ -60,12 +62,12 @@ def evaluate_expression(session: Session, node: Any, options: EvalOptions, res: 
         return
 
     x = ds = None
-    order_limit("order", options.order)
+    order_limit("order", options.order or 0)
     order_limit("series order", options.series or 0)
     gradient_check = _checks_the_gradient(session, node, options)
     if gradient_check:  # the derivatives by one variable are not asked for, nor checked
         options = EvalOptions(grad=True)
-    top = max(options.order, options.series or 0, 2 if options.check else 0)
+    top = max(options.order or 0, options.series or 0, 2 if options.check else 0)
     engine = session.engine
     leaves = {}
     over_blocks = _over_blocks(session, node, options, top)
@@ -118,7 +120,7 @@ def evaluate_expression(session: Session, node: Any, options: EvalOptions, res: 
             if cs is None:
                 ds = engine.orders(y, x, top)
             else:  # the derivatives printed only: k! c_k of the others may overflow
-                shown = max(options.order, 2 if options.check else 0)
+                shown = max(options.order or 0, 2 if options.check else 0)
                 ds = engine.orders(y, x, shown) if shown else [y.data]
         engine.warn_if_cancelling(y, x, top, (cs or ds)[top])
         # Taylor mode's value: the limit where y is 0/0 at the point (sin(x)/x at 0)

@@ -1,8 +1,9 @@
 """Statements whose answer is a formula: derivatives by a variable with no value.
 
-Formulas come only where a derivative is asked for: ``--order N`` (N >= 1) or
-``:d`` by a variable with no value, ``--grad`` and ``grad(...)`` of variables
-with no value, and ``diff(...)`` or ``f'(...)`` by one. A bare expression
+Formulas come only where derivatives are asked for: ``--order N`` or ``:d N``
+by a variable with no value (N = 0 too: the formula of order 0), ``--grad``
+and ``grad(...)`` of variables with no value, and ``diff(...)`` or
+``f'(...)`` by one. A bare expression
 with an unbound name (``x + 1``) stays a name error. With ``--formula`` a
 numeric answer gets the formulas beside its numbers. The formulas themselves
 come from ``gradcli.formula`` (the registry's own derivative rules).
@@ -54,7 +55,7 @@ def applies(session: Session, node: Any, options: EvalOptions) -> bool:
             isinstance(v, ast.Name) and v.id not in session.values for v in node.args[1:])
     if options.grad:
         return _all_unbound(session, node)
-    if options.order:
+    if options.order is not None:  # --order 0 too: the formula of order 0
         wrt = formula_wrt(session, node, options)
         return wrt is not None and wrt in unbound(session, node)
     return differentiates(node) and bool(unbound(session, node))
@@ -98,7 +99,7 @@ def evaluate_formulas(session: Session, node: Any, options: EvalOptions, res: Re
     from .formula import derivatives, diff
     from .variables import order_limit
 
-    order_limit("order", options.order)
+    order_limit("order", options.order or 0)
     res.kind = "formula"
     session.values.pop("ans", None)
     session.no_ans = "the last result is a formula"
@@ -114,33 +115,39 @@ def evaluate_formulas(session: Session, node: Any, options: EvalOptions, res: Re
     res.formulas = [f]
     if options.grad:
         res.gradient_formulas = {n: diff(f, n) for n in unbound(session, node)}
-    if options.order:
+    if options.order is not None:
         wrt = formula_wrt(session, node, options)
         res.wrt = wrt
         res.formulas = [f, *derivatives(f, wrt, options.order)]
 
 
 def add_formulas(session: Session, node: Any, options: EvalOptions, res: Result) -> None:
-    """``--formula``: the formulas of a numeric answer beside its numbers (the
-    variable differentiated by stays a symbol; the others are their values)."""
+    """``--formula``: the formulas of a numeric answer beside its numbers. The
+    variable differentiated by stays a symbol, and the others are their
+    values; without --order, --series or --check the variable is the one they
+    would take (--wrt, or the only one), so the value's formula of ``x^3`` at
+    x = 2 is ``x^3``, not 8. With --grad, every variable of the gradient."""
+    from .errors import GradcliError
     from .formula import derivatives, diff, from_ast
+    from .variables import default_wrt
 
     values = _values(session)
-    if res.wrt is not None:
-        values.pop(res.wrt, None)
-    if res.gradient is not None:
-        for name in res.gradient:
-            values.pop(name, None)
-    from .errors import GradcliError
-
     try:
+        wrt = res.wrt
+        if wrt is None and res.gradient is None:
+            # several variables and no --wrt: --order's usage error, as a warning
+            wrt = options.wrt or default_wrt(session, node)
+        if wrt is not None:
+            values.pop(wrt, None)
+        for name in res.gradient or ():
+            values.pop(name, None)
         f = from_ast(node, session.functions, values)
         formulas = [f]
         if res.wrt is not None and options.order:
             formulas = [f, *derivatives(f, res.wrt, options.order)]
         gradient = {n: diff(f, n) for n in res.gradient} if res.gradient is not None else None
     except GradcliError as err:  # the numbers stand; only the formulas are missing
-        why = err.message.split("; ask for numbers")[0]
+        why = err.reword(session.words).message.split("; ask for numbers")[0]
         session.warn(f"no formulas beside the numbers: {why}")
         return
     res.formulas, res.gradient_formulas = formulas, gradient
@@ -149,7 +156,7 @@ def add_formulas(session: Session, node: Any, options: EvalOptions, res: Result)
 def prime_formula(session: Session, name: str, order: int) -> str | None:
     """``f'(x) = ...``: the formula of the derivative of a function of one
     variable (defined, or an elementwise built-in); None for any other name."""
-    from .formula import diff, from_ast, plain
+    from .formula import from_ast, plain
     from .lang.namespace import builtin_function
 
     definition = session.functions.get(name)
@@ -163,9 +170,12 @@ def prime_formula(session: Session, name: str, order: int) -> str | None:
     from .errors import GradcliError
 
     values = {k: v for k, v in _values(session).items() if k != param}
-    call = ast.Call(func=name, args=(ast.Name(id=param, line=0, column=0),), line=0, column=0)
+    # f'(param) itself: differentiating f(param) by param would also take in
+    # a variable of that name that f's body reads besides (h(u) = u + t, f(t) = h(t))
+    prime = ast.Prime(func=name, order=order, args=(ast.Name(id=param, line=0, column=0),),
+                      line=0, column=0)
     try:
-        f = diff(from_ast(call, session.functions, values), param, order)
+        f = from_ast(prime, session.functions, values)
     except GradcliError as err:  # of the line as a whole: no column inside the body
         err.line = err.column = None
         raise err.reword(session.words) from None

@@ -37,7 +37,7 @@ def run_statements(
     *,
     bindings: list[tuple[str, str]] = (),  # type: ignore[assignment]
     wrt: str | None = None,
-    order: int = 0,
+    order: int | None = None,
     grad: bool = False,
     check: bool = False,
     method: str = "auto",
@@ -59,7 +59,8 @@ def run_statements(
 
     if fmt is None:
         fmt = "table" if isatty(sys.stdout) else "plain"
-    opts = RenderOptions(order=order, grad=grad, check=check, series=series, digits=digits)
+    opts = RenderOptions(order=order or 0, grad=grad, check=check, series=series, digits=digits,
+                         formula=formula)
     output = Output(fmt, opts, colour, line_hints=len(sources) > 1 or "-" in sources,
                     rows=rows)
     try:
@@ -79,10 +80,11 @@ def run_statements(
 
     options = EvalOptions(wrt=wrt, order=order, grad=grad, check=check, series=series,
                           formula=formula)
-    if wrt is not None and not options.wants_derivatives:
+    if wrt is not None and not (options.wants_derivatives or formula or order is not None):
         # PyTorch and qalc would not say, but a silently ignored option reads as
         # "this printed the derivative by wrt" to a script's author
-        output.warning(f"--wrt {wrt} has no effect without --order, --series or --check")
+        output.warning(
+            f"--wrt {wrt} has no effect without --order, --series, --check or --formula")
 
     def run(text: str, first: int) -> None:
         for res in session.run(text, options, first_line=first):

@@ -211,7 +211,8 @@ def eval_parser() -> Parser:
                "may be repeated.")
     p.option("--wrt", type=variable("--wrt"), metavar="NAME",
              help="The variable to differentiate by (default: the only variable in EXPR).")
-    p.option("--order", type=whole("--order", 0, MAX_ORDER), default=0, metavar="N",
+    # no default: --order 0 is asked (a formula where the variable has no value)
+    p.option("--order", type=whole("--order", 0, MAX_ORDER), metavar="N",
              help=f"Print the derivatives of orders 0..N.  [default: 0; 0 to {MAX_ORDER}]")
     p.option("--grad", action="store_true",
              help="The gradient: the partial derivatives by each variable the expression uses.")

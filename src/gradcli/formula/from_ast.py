@@ -23,7 +23,7 @@ from ..lang import ast
 from ..lang.calculus import MAX_ORDER
 from .diff import SIZE_LIMIT, derivatives
 from .expr import Expr, Num, Sym, add, as_expr, from_float, mul, neg, power
-from .rewrite import substitute
+from .rewrite import free_names, substitute
 
 # User functions calling themselves would expand forever.
 MAX_CALL_DEPTH = 64
@@ -45,8 +45,11 @@ class _Builder:
         self.functions = functions
         self.values = values
         self.limit = limit
-        self.scopes: list[dict[str, Expr]] = [{}]
+        # the names bound around the node, innermost last, as the evaluator's
+        # layers: a function's parameters (True) or diff's variable (False)
+        self.layers: list[tuple[dict[str, Expr], bool]] = []
         self.depth = 0
+        self.fresh = 0
 
     def build(self, node: Any) -> Expr:
         method = getattr(self, "_" + type(node).__name__.lower(), None)
@@ -62,11 +65,33 @@ class _Builder:
         exact = Fraction(text)
         return Num(exact, any(c in text for c in ".eE"))
 
+    def _bound(self, name: str) -> Expr | None:
+        """What ``name`` is bound to here, as the evaluator's ``leaf`` sees it:
+        the parameters of the function whose body this is, and every diff
+        variable around (a caller's parameters are not visible)."""
+        seen_function = False
+        for names, is_function in reversed(self.layers):
+            if is_function:
+                if seen_function:
+                    continue
+                seen_function = True
+            if name in names:
+                return names[name]
+        return None
+
+    def _variable(self, name: str) -> Sym:
+        # a name no user can write (a quote is no part of a name), sorted where
+        # ``name`` sorts: it stands for the variable differentiated by while
+        # the body is built, so that a different ``name`` there, read from a
+        # caller's argument, stays apart (k(t, s) = diff(t*s, t); k(x, t) is t)
+        self.fresh += 1
+        return Sym(f"{name}'{self.fresh}")
+
     def _name(self, node: ast.Name) -> Expr:
         name = node.id
-        scope = self.scopes[-1]
-        if name in scope:
-            return scope[name]
+        bound = self._bound(name)
+        if bound is not None:
+            return bound
         if name in self.values:
             return _value(self.values[name], name)
         if name in _CONSTANTS:
@@ -135,12 +160,20 @@ class _Builder:
             raise LimitError(f"calls nested deeper than {MAX_CALL_DEPTH} levels "
                              f"(is {definition.name} defined in terms of itself?)")
         self.depth += 1
-        self.scopes.append(dict(zip(definition.params, args)))
+        self.layers.append((dict(zip(definition.params, args)), True))
         try:
             return self.build(definition.body)
         finally:
-            self.scopes.pop()
+            self.layers.pop()
             self.depth -= 1
+
+    def _by(self, body: Expr, var: Sym, name: str) -> tuple[Expr, str]:
+        """``body``, built with ``var`` standing for ``name``, and the name to
+        differentiate it by: ``name`` itself where nothing else in it is called
+        so (the formula reads as written), else ``var``."""
+        if name in free_names(body):
+            return body, var.name
+        return substitute(body, var.name, Sym(name)), name
 
     def _order(self, node: Any) -> int:
         v = self.build(node)
@@ -158,17 +191,23 @@ class _Builder:
         var = args[1]
         if not isinstance(var, ast.Name):
             raise MathError("diff: the second argument must be a variable name, as in diff(x^2, x)")
+        if var.id in self.functions or var.id in REGISTRY:
+            raise MathError(f"diff: cannot differentiate by the function '{var.id}'")
         order = self._order(args[2]) if len(args) > 2 else 1
-        # diff binds its variable: inside, the name is the variable itself
-        self.scopes.append({**self.scopes[-1], var.id: Sym(var.id)})
+        # diff binds its variable for the body; without a point, the derivative
+        # is taken where the name has its value around the diff (a parameter's
+        # argument: g(t) = diff(t^3, t) makes g(x) 3*x^2, not 3*t^2)
+        around = self._name(var) if len(args) < 4 else None
+        v = self._variable(var.id)
+        self.layers.append(({var.id: v}, False))
         try:
             body = self.build(args[0])
         finally:
-            self.scopes.pop()
-        out = derivatives(body, var.id, order, self.limit)[-1] if order else body
-        if len(args) == 4:
-            out = substitute(out, var.id, self.build(args[3]))
-        return out
+            self.layers.pop()
+        body, by = self._by(body, v, var.id)
+        out = derivatives(body, by, order, self.limit)[-1] if order else body
+        point = self.build(args[3]) if around is None else around
+        return out if point == Sym(by) else substitute(out, by, point)
 
     def _prime(self, node: ast.Prime) -> Expr:
         definition = self.functions.get(node.func)
@@ -179,13 +218,13 @@ class _Builder:
             raise MathError(f"{node.func}{chr(39) * node.order} needs a function of one "
                             "variable; write diff(expr, x, n)")
         if definition is None:  # a built-in: sin'(a)
-            param = "x"
-            body = as_expr(entry.call(Sym(param)))
-        else:
-            param = definition.params[0]
-            body = self._defined(definition, [Sym(param)])
-        out = derivatives(body, param, node.order, self.limit)[-1]
-        return substitute(out, param, self.build(node.args[0]))
+            by = "x"
+            body = as_expr(entry.call(Sym(by)))
+        else:  # the body may read a variable named as the parameter besides
+            v = self._variable(definition.params[0])
+            body, by = self._by(self._defined(definition, [v]), v, definition.params[0])
+        out = derivatives(body, by, node.order, self.limit)[-1]
+        return substitute(out, by, self.build(node.args[0]))
 
 
 def _value(v: Any, name: str) -> Expr:

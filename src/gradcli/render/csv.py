@@ -5,14 +5,17 @@ Columns, in order (those in brackets only when asked for):
     input, [wrt], value, [d1 .. dN], [gradient], [c0 .. cN],
     [check1_autodiff, check1_numerical, check1_abs_error, check1_rel_error,
      check1_est_error, check1_ok, check2_...],
+    [formula, formula_d1 .. formula_dN, gradient_formula],
     error
 
 ``d1..dN`` are the derivatives of ``--order N``, ``c0..cN`` the coefficients
 of ``--series N``. Numbers are at full precision (``--digits`` does not apply,
 as for JSON); non-finite ones are ``nan``, ``inf``, ``-inf``; arrays are their
 one-line text ``[1, 2.5]``; a gradient (and the value of ``grad(...)``) is
-``x: 3; y: 2``. A definition has an empty value; a failed statement has its
-message in ``error`` and nothing else but its input. Rows end in ``\\n``.
+``x: 3; y: 2``. ``--formula`` adds the formulas beside the numbers: of the
+value, of each derivative, and of the gradient (``x: y; y: x``). A
+definition has an empty value; a failed statement has its message in
+``error`` and nothing else but its input. Rows end in ``\\n``.
 
 A sweep (``--at`` gives an array: ``CsvRenderer(opts, sweep=["x"])``) is a
 tidy table instead: the columns are
@@ -54,12 +57,31 @@ def header(opts: RenderOptions, sweep: Sequence[str] = ()) -> list[str]:
         cols.extend(f"c{k}" for k in range(opts.series + 1))
     if opts.check:
         cols.extend(f"check{k}_{f}" for k in (1, 2) for f in CHECK_FIELDS)
+    if opts.formula:
+        cols.append("formula")
+        cols.extend(f"formula_d{k}" for k in range(1, opts.order + 1))
+        if opts.grad:
+            cols.append("gradient_formula")
     cols.append("error")
     return cols
 
 
 def _mapping(values: dict[str, Any]) -> str:
     return "; ".join(f"{k}: {format_value(v)}" for k, v in values.items())
+
+
+def _formula_cells(res: Result) -> dict[str, str]:
+    """The --formula cells of a numeric result; none where it has no formulas."""
+    if not (res.formulas or res.gradient_formulas):
+        return {}
+    from ..formula import plain  # only results with formulas
+
+    cells = {"formula" if k == 0 else f"formula_d{k}": plain(f)
+             for k, f in enumerate(res.formulas or ())}
+    if res.gradient_formulas is not None:
+        cells["gradient_formula"] = "; ".join(
+            f"{k}: {plain(f)}" for k, f in res.gradient_formulas.items())
+    return cells
 
 
 def row(res: Result, opts: RenderOptions, columns: list[str] | None = None) -> list[str]:
@@ -88,6 +110,7 @@ def row(res: Result, opts: RenderOptions, columns: list[str] | None = None) -> l
             cells[prefix + "rel_error"] = format_value(entry.rel_error)
             cells[prefix + "est_error"] = format_value(entry.est_error)
             cells[prefix + "ok"] = "true" if entry.ok else "false"
+        cells.update(_formula_cells(res))
         if partials:  # --grad --check: each check1 cell maps the variables, as gradient does
             for field in CHECK_FIELDS:
                 cells["check1_" + field] = "; ".join(
@@ -136,6 +159,7 @@ def sweep_rows(res: Result, opts: RenderOptions, columns: list[str],
     for k, c in enumerate(res.series or ()):
         arrays[f"c{k}"] = c
     constant: dict[str, str] = {"input": _cell(res.input)}
+    constant.update({k: _cell(v) for k, v in _formula_cells(res).items()})
     for entry in res.check or ():
         prefix = f"check{entry.order}_"
         arrays[prefix + "autodiff"] = entry.autodiff

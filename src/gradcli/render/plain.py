@@ -33,6 +33,7 @@ class RenderOptions(Record):
     check: bool = False
     series: int | None = None
     digits: int | None = None
+    formula: bool = False  # --formula: CSV has columns for the formulas
 
     @property
     def wants_wrt(self) -> bool:

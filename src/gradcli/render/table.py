@@ -119,7 +119,7 @@ class TableRenderer:
             self._formulas(res)
             return
         checks = [c for c in res.check or () if c.variable is None]
-        if not (res.derivatives or checks or res.series is not None):
+        if not (res.derivatives or checks or res.series is not None or res.formulas):
             line = Text(f"{res.input} = ")
             line.append(self._num(res.value), style="bold")
             out.print(line)
