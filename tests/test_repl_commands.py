@@ -88,6 +88,8 @@ def test_curve_bounds_may_be_constants_and_its_errors_name_their_line(tmp_path) 
     done = _repl("1\n:curve sin(x) 0 pi/2\n:curve sin(x) 0 1 50\n:curve sinn(x) 0 1\n", tmp_path)
     assert "f(x) = sin(x)" in done.stdout
     errors = done.stderr.splitlines()
-    assert errors[0] == "error: a curve draws derivatives to order 20 at most; got 50 (line 3)"
-    assert errors[1].startswith("error: unknown function 'sinn'")
-    assert "(line 4, column 8)" in errors[1]
+    assert errors[0] == ("error: a curve draws derivatives to order 20 at most; got 50 "
+                         "(line 3, column 19)")  # under the 50
+    assert errors[2] == " " * 20 + "^"
+    assert errors[3].startswith("error: unknown function 'sinn'")
+    assert "(line 4, column 8)" in errors[3]
