@@ -37,10 +37,11 @@ def test_curve_needs_a_file_when_not_on_a_terminal_and_says_why_not(tmp_path) ->
     assert done.returncode == 2 and done.stdout == ""
     assert "-o curve.png" in done.stderr
     (tmp_path / "d.png").mkdir()
-    for args, what in ((["-o", "c.jpg"], "cannot tell the image format"),
-                       (["-o", "d.png"], "is a directory")):
+    # a name of no image format is a usage error, as for plot; a directory cannot be written
+    for args, what, status in ((["-o", "c.jpg"], "cannot tell the image format", 2),
+                               (["-o", "d.png"], "is a directory", 1)):
         bad = _gradcli("curve", "sin(x)", *args, cwd=tmp_path)
-        assert bad.returncode == 1 and what in bad.stderr, bad.stderr
+        assert bad.returncode == status and what in bad.stderr, bad.stderr
     typo = _gradcli("curve", "sinn(x)", "-o", "t.png", cwd=tmp_path)
     assert typo.returncode == 1 and "did you mean sin?" in typo.stderr
     assert "^" in typo.stderr  # the caret under the name
@@ -138,7 +139,10 @@ def test_review_fixes_for_curve_and_latex(tmp_path) -> None:
     other = _gradcli("curve", "sin(y)", "-o", "c.png", cwd=tmp_path)
     assert other.returncode == 2 and "--over y=-5:5" in other.stderr
     (tmp_path / "d").mkdir()
-    folder = _gradcli("curve", "sin(x)", "-o", "d/", cwd=tmp_path)
+    folder = _gradcli("curve", "sin(x)", "-o", "d/", cwd=tmp_path)  # no extension, as plot's
+    assert folder.returncode == 2 and "cannot tell the image format" in folder.stderr
+    (tmp_path / "e.png").mkdir()
+    folder = _gradcli("curve", "sin(x)", "-o", "e.png", cwd=tmp_path)
     assert folder.returncode == 1 and "it is a directory" in folder.stderr
     latex = _gradcli("eval", "grad(x*y)", "--format", "latex")
     assert latex.stdout.splitlines() == [r"\frac{\partial f}{\partial x} = y",

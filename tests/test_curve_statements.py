@@ -142,3 +142,18 @@ def test_repl_curve_bounds_are_evaluated_as_over_does(tmp_path) -> None:
     assert done.stdout.count("f(x) = sin(x)") == 2 and "f(x) = x^2 + 1" in done.stdout
     assert "2.5" in done.stdout  # b, a name, is an end: x runs to 3
     assert "-1.5" in done.stdout  # -pi/2 is an end, not part of the expression
+
+
+@pytest.mark.parametrize(("name", "status"), [
+    ("c.jpg", 2), ("/dev/full", 2), (".png", 2), ("d/", 2),  # no image format: usage
+    ("nonexistent/c.png", 1),  # cannot be written
+])
+def test_curve_and_plot_give_a_file_name_problem_the_same_status(
+        tmp_path, monkeypatch, capsys, name, status) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "d").mkdir()
+    assert run_command("curve", ["x^2", "-o", name]) == status
+    graph_name = name.replace(".png", ".dot").replace(".jpg", ".txt")
+    assert run_command("plot", ["x^2", "-o", graph_name]) == status
+    err = capsys.readouterr().err
+    assert err.count("error: ") == 2 and "Traceback" not in err

@@ -47,12 +47,6 @@ def run_curve(args: Any, after_dashes: list[str]) -> int:
     if not sep or not NAME.fullmatch(var.strip()):
         raise UsageProblem(f"expected NAME=A:B, as in x=0:2pi; got {args.over!r}", "--over")
     var = var.strip()
-    if args.output is not None and (args.output.endswith(("/", os.sep))
-                                    or os.path.isdir(args.output)):
-        out = Output("plain", RenderOptions(), "auto", line_hints=False)
-        out.error(GradcliError(f"cannot write '{args.output}': it is a directory; give a "
-                               "file name, as in curve.png"), None, args.output)
-        return out.status
     terminal = isatty(sys.stdout)
     if args.output is None and not terminal:
         raise UsageProblem("standard output is not a terminal: give a file to write, "
@@ -62,7 +56,12 @@ def run_curve(args: Any, after_dashes: list[str]) -> int:
         from ..render.curve import curve_format
 
         try:
-            curve_format(args.output)  # a bad extension fails before any work
+            # a file name of no image format is a usage error (2), as plot's is; one
+            # that names a directory cannot be written (1): both before any work
+            curve_format(args.output)
+            if os.path.isdir(args.output):
+                raise GradcliError(f"cannot write '{args.output}': it is a directory; give "
+                                   "a file name, as in curve.png")
         except GradcliError as err:
             out.error(err, None, args.output)
             return out.status
