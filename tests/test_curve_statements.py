@@ -157,3 +157,23 @@ def test_curve_and_plot_give_a_file_name_problem_the_same_status(
     assert run_command("plot", ["x^2", "-o", graph_name]) == status
     err = capsys.readouterr().err
     assert err.count("error: ") == 2 and "Traceback" not in err
+
+
+def _box_characters(text: str) -> set[str]:
+    return {c for c in text if 0x2500 <= ord(c) < 0x2580}
+
+
+def test_piped_repl_curve_has_no_box_characters(tmp_path) -> None:
+    from gradcli.curves import sample_curves, session_evaluator
+    from gradcli.render.termplot import render_terminal
+    from gradcli.session import Session
+
+    done = _repl(":curve x^2 -2 2\n", tmp_path)
+    assert done.returncode == 0 and _box_characters(done.stdout) == set()
+    assert "⣿⣿ f" in done.stdout and "\u258f" in done.stdout  # the legend, the zero line
+    data = sample_curves(session_evaluator(Session()), ["x^2"], "x", -2.0, 2.0)
+    framed = render_terminal(data, 80, 24, colour=False).splitlines()
+    bare = render_terminal(data, 80, 24, colour=False, box=False).splitlines()
+    assert _box_characters("".join(framed)) and len(bare) == len(framed) - 2  # the two frame rows
+    assert bare[-2] == framed[-2]  # the x labels stay in their columns
+    assert done.stdout.splitlines() == bare

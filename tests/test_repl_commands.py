@@ -72,7 +72,8 @@ def test_curve_draws_with_the_sessions_functions_in_the_terminal(tmp_path) -> No
     session = Session()
     session.run("f(t) = t^3 - t")
     want = render_terminal(sample_curves(session_evaluator(session), ["f(x)"], "x", 0.0, 3.0,
-                                         DEFAULT_POINTS, 2), 80, 24, colour=False)
+                                         DEFAULT_POINTS, 2), 80, 24, colour=False,
+                           box=False)
     out = done.stdout
     assert out.startswith(want)
     after = out[len(want):].splitlines()
