@@ -45,8 +45,10 @@ def test_curve_needs_a_file_when_not_on_a_terminal_and_says_why_not(tmp_path) ->
         ("curve", "sin(x)", "-o", "d.png"), ("curve", "sinn(x)", "-o", "t.png"), cwd=tmp_path)
     assert done.returncode == 2 and done.stdout == ""
     assert "-o curve.png" in done.stderr
-    for bad, what in ((jpg, "cannot tell the image format"), (folder, "is a directory")):
-        assert bad.returncode == 1 and what in bad.stderr, bad.stderr
+    # a name of no image format is a usage error, as for plot; a directory cannot be written
+    for bad, what, status in ((jpg, "cannot tell the image format", 2),
+                              (folder, "is a directory", 1)):
+        assert bad.returncode == status and what in bad.stderr, bad.stderr
     assert typo.returncode == 1 and "did you mean sin?" in typo.stderr
     assert "^" in typo.stderr  # the caret under the name
     assert not (tmp_path / "t.png").exists()
@@ -145,6 +147,10 @@ def test_review_fixes_for_curve_and_latex(tmp_path) -> None:
     assert wide.returncode == 1 and "choose a narrower interval" in wide.stderr
     assert "internal error" not in wide.stderr and "RuntimeWarning" not in wide.stderr
     assert other.returncode == 2 and "--over y=-5:5" in other.stderr
+    # no extension, as plot's
+    assert folder.returncode == 2 and "cannot tell the image format" in folder.stderr
+    (tmp_path / "e.png").mkdir()
+    folder = _gradcli("curve", "sin(x)", "-o", "e.png", cwd=tmp_path)
     assert folder.returncode == 1 and "it is a directory" in folder.stderr
     assert latex.stdout.splitlines() == [r"\frac{\partial f}{\partial x} = y",
                                          r"\frac{\partial f}{\partial y} = x"]

@@ -112,7 +112,7 @@ def test_unknown_extension_is_one_clear_error(tmp_path, name, words):
     with pytest.raises(GradcliError) as info:
         render.write_curve(data_of(["x"], 0, 1, points=3), str(tmp_path / name))
     assert words in info.value.message and ".png .svg .pdf" in info.value.message
-    assert info.value.exit_status == ExitStatus.ERROR
+    assert info.value.exit_status == ExitStatus.USAGE  # as plot's graph_format
     assert list(tmp_path.iterdir()) == []
 
 

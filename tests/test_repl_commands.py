@@ -80,7 +80,8 @@ def test_curve_draws_with_the_sessions_functions_in_the_terminal(tmp_path) -> No
     session = Session()
     session.run("f(t) = t^3 - t")
     want = render_terminal(sample_curves(session_evaluator(session), ["f(x)"], "x", 0.0, 3.0,
-                                         DEFAULT_POINTS, 2), 80, 24, colour=False)
+                                         DEFAULT_POINTS, 2), 80, 24, colour=False,
+                           box=False)
     out = done.stdout
     assert out.startswith(want)
     after = out[len(want):].splitlines()
@@ -96,9 +97,11 @@ def test_curve_bounds_may_be_constants_and_its_errors_name_their_line(tmp_path) 
     done = _repl("1\n:curve sin(x) 0 pi/2\n:curve sin(x) 0 1 50\n:curve sinn(x) 0 1\n", tmp_path)
     assert "f(x) = sin(x)" in done.stdout
     errors = done.stderr.splitlines()
-    assert errors[0] == "error: a curve draws derivatives to order 20 at most; got 50 (line 3)"
-    assert errors[1].startswith("error: unknown function 'sinn'")
-    assert "(line 4, column 8)" in errors[1]
+    assert errors[0] == ("error: a curve draws derivatives to order 20 at most; got 50 "
+                         "(line 3, column 19)")  # under the 50
+    assert errors[2] == " " * 20 + "^"
+    assert errors[3].startswith("error: unknown function 'sinn'")
+    assert "(line 4, column 8)" in errors[3]
 
 
 @pytest.mark.skipif(not os.path.exists("/dev/full"), reason="Linux's /dev/full")

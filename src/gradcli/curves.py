@@ -299,6 +299,78 @@ def session_evaluator(session: Session) -> Evaluate:
     return evaluate
 
 
+class Drawn(Record):
+    """One EXPR argument of a curve: the assignments and definitions that run
+    first, then the one expression drawn (its text is the curve's title)."""
+
+    text: str  # the argument as given; error positions are within it
+    setup: list[Any]  # lang.parser.Statement
+    expr: Any  # the expression's Statement
+
+
+def drawn(text: str, example: str, many: str) -> Drawn:
+    """``text`` split as ``plot`` splits its EXPR: assignments and definitions,
+    then exactly one expression, which comes last. Anything else is a
+    UsageError at the statement at fault, with ``example`` (the shell's way to
+    write a curve with a definition) or, for several expressions, ``many`` (how
+    that shell draws several). Parse errors as the parser raises them."""
+    from .lang import ast
+    from .lang.parser import parse
+
+    statements = parse(text)
+    exprs = [st for st in statements if not isinstance(st.node, (ast.Assign, ast.Define))]
+    if not exprs:
+        what = f"'{one_line_of(text)}' has" if text.strip() else "there is"
+        raise UsageError(f"{what} no expression to draw; write it last, after any "
+                         f"assignments and definitions, as in {example}")
+    if len(exprs) > 1 or exprs[0] is not statements[-1]:
+        extra = exprs[1] if len(exprs) > 1 else statements[-1]
+        raise UsageError("a curve draws one expression, written last, after any "
+                         f"assignments and definitions; {many}").at(extra.line, extra.column)
+    return Drawn(text, statements[:-1], statements[-1])
+
+
+def not_assigned(item: Drawn, var: str) -> None:
+    """A UsageError at the assignment in ``item`` to ``var``, the variable the
+    curve gives its values (``x = 2; x^2`` over x would draw a flat 4)."""
+    from .lang import ast
+
+    for st in item.setup:
+        if isinstance(st.node, ast.Assign) and st.node.name == var:
+            raise UsageError(f"'{st.source}' assigns {var}, the variable the curve is drawn "
+                             f"over; drop it: the curve gives {var} its values").at(
+                st.line, st.column)
+
+
+def one_line_of(text: str) -> str:
+    return " ".join(text.split())
+
+
+def run_setup(session: Session, item: Drawn) -> None:
+    """Run ``item``'s assignments and definitions in ``session``; the first
+    failure is raised (positioned within ``item.text``)."""
+    from .session import EvalOptions
+
+    for st in item.setup:
+        done = session.run_statement(st, EvalOptions())
+        if done.error is not None:
+            raise done.error
+
+
+def in_text(err: Any, st: Any) -> Any:
+    """``err``, raised by evaluating ``st.source`` alone, positioned within the
+    text ``st`` was parsed from instead (a copy; the original is untouched)."""
+    import copy
+
+    if err.line is None:
+        return err
+    err = copy.copy(err)
+    if err.line == 1 and err.column is not None:
+        err.column += st.column - 1
+    err.line += st.line - 1
+    return err
+
+
 def session_number(session: Session) -> Callable[[str], float]:
     """A callback for lang.ranges: the text evaluated in ``session`` (its
     bindings and functions apply) as one real number; nothing is bound.
@@ -320,6 +392,6 @@ def session_number(session: Session) -> Callable[[str], float]:
     return number
 
 
-__all__ = ["DEFAULT_POINTS", "Curve", "Curves", "Evaluate", "cut_gaps",
-           "decimate", "label", "robust_range", "sample_curves", "session_evaluator",
-           "session_number"]
+__all__ = ["DEFAULT_POINTS", "Curve", "Curves", "Drawn", "Evaluate", "cut_gaps",
+           "decimate", "drawn", "in_text", "label", "not_assigned", "robust_range",
+           "run_setup", "sample_curves", "session_evaluator", "session_number"]

@@ -18,10 +18,22 @@ from .commands import bind_all_at
 from .input import UsageProblem, line_of
 from .words import CLI_WORDS
 
+EXAMPLE = "gradcli curve 'f(t) = t^3 - t; f(x)'"
+MANY = "give each expression its own EXPR argument, as in: gradcli curve 'sin(x)' 'cos(x)'"
+
 
 def run_curve(args: Any, after_dashes: list[str]) -> int:
     """``gradcli curve`` with parsed ``args``; the exit status."""
-    from ..curves import sample_curves, session_evaluator, session_number
+    from ..curves import (
+        Drawn,
+        drawn,
+        in_text,
+        not_assigned,
+        run_setup,
+        sample_curves,
+        session_evaluator,
+        session_number,
+    )
     from ..errors import GradcliError
     from ..lang.names import NAME
     from ..lang.ranges import over_range
@@ -35,12 +47,6 @@ def run_curve(args: Any, after_dashes: list[str]) -> int:
     if not sep or not NAME.fullmatch(var.strip()):
         raise UsageProblem(f"expected NAME=A:B, as in x=0:2pi; got {args.over!r}", "--over")
     var = var.strip()
-    if args.output is not None and (args.output.endswith(("/", os.sep))
-                                    or os.path.isdir(args.output)):
-        out = Output("plain", RenderOptions(), "auto", line_hints=False)
-        out.error(GradcliError(f"cannot write '{args.output}': it is a directory; give a "
-                               "file name, as in curve.png"), None, args.output)
-        return out.status
     terminal = isatty(sys.stdout)
     if args.output is None and not terminal:
         raise UsageProblem("standard output is not a terminal: give a file to write, "
@@ -50,9 +56,22 @@ def run_curve(args: Any, after_dashes: list[str]) -> int:
         from ..render.curve import curve_format
 
         try:
-            curve_format(args.output)  # a bad extension fails before any work
+            # a file name of no image format is a usage error (2), as plot's is; one
+            # that names a directory cannot be written (1): both before any work
+            curve_format(args.output)
+            if os.path.isdir(args.output):
+                raise GradcliError(f"cannot write '{args.output}': it is a directory; give "
+                                   "a file name, as in curve.png")
         except GradcliError as err:
             out.error(err, None, args.output)
+            return out.status
+    items = []
+    for text in exprs:  # every argument's shape is checked before anything runs
+        try:
+            items.append(drawn(text, EXAMPLE, MANY))
+            not_assigned(items[-1], var)
+        except GradcliError as err:
+            out.error(err, line_of(text, 1, err.line), text)
             return out.status
     try:
         session = Session(dtype=args.dtype, device=args.device, method=args.method,
@@ -67,13 +86,25 @@ def run_curve(args: Any, after_dashes: list[str]) -> int:
     except GradcliError as err:
         out.error(err, None, args.over)
         return out.status
-    text = exprs[0]
+    current: list[Drawn] = []  # the items sampled so far: the last one failed
+    evaluate_expr = session_evaluator(session)
+
+    def evaluate(expr: str, name: str, grid: Any, order: int) -> Any:
+        # each argument's assignments and definitions run just before its expression
+        item = items[len(current)]
+        current.append(item)
+        run_setup(session, item)
+        _uses(session, item, var)
+        try:
+            return evaluate_expr(expr, name, grid, order)
+        except GradcliError as err:
+            raise in_text(err, item.expr) from None
+
     try:
-        _uses(session, exprs, var)
         with warnings.catch_warnings():  # an interval near the float range's edge
             warnings.simplefilter("ignore", RuntimeWarning)
-            data = sample_curves(session_evaluator(session), exprs, var, a, b, args.points,
-                                 args.order)
+            data = sample_curves(evaluate, [item.expr.source for item in items], var, a, b,
+                                 args.points, args.order)
         for note in data.notes:
             out.warning(note)
         if args.output is not None:
@@ -91,23 +122,22 @@ def run_curve(args: Any, after_dashes: list[str]) -> int:
             colour = colour_enabled(args.color, sys.stdout)
             write_whole(sys.stdout, render_terminal(data, *terminal_size(), colour=colour))
     except GradcliError as err:
+        text = current[-1].text if current else exprs[0]
         out.error(err, line_of(text, 1, err.line), text)
     except (ArithmeticError, ValueError) as exc:  # an interval too wide to draw (1e308)
         out.error(GradcliError(f"cannot draw {var} = {a:g}..{b:g} ({exc}); choose a "
-                               "narrower interval"), None, text)
+                               "narrower interval"), None, exprs[0])
     return out.status
 
 
-def _uses(session: Any, exprs: list[str], var: str) -> None:
+def _uses(session: Any, item: Any, var: str) -> None:
     """A UsageError for an expression that reads a variable with no value but
     not the curve's own (sin(y) over the default x): --over names it."""
     from ..errors import UsageError
     from ..formulas import unbound
-    from ..lang.parser import parse
 
-    for text in exprs:
-        for st in parse(text):
-            names = unbound(session, st.node)
-            if names and var not in names:
-                raise UsageError(f"{text} has no {var} but {names[0]}, which has no value; "
-                                 f"draw it over {names[0]}, as in --over {names[0]}=-5:5")
+    names = unbound(session, item.expr.node)
+    if names and var not in names:
+        text = item.expr.source
+        raise UsageError(f"{text} has no {var} but {names[0]}, which has no value; "
+                         f"draw it over {names[0]}, as in --over {names[0]}=-5:5")

@@ -71,7 +71,8 @@ EXAMPLES = {
     "curve": """\
   gradcli curve "exp(sin(x))*log(1+x^2)" --over x=0:5 --order 3 -o curve.png
   gradcli curve "tan(x)" --over x=-3:3
-  gradcli curve "sin(x)" "cos(x)" --over x=0:2pi""",
+  gradcli curve "sin(x)" "cos(x)" --over x=0:2pi
+  gradcli curve "f(t) = t^3 - t; f(x)" --over x=-2:2 --order 1 -o f.svg""",
     "repl": """\
   gradcli repl
   printf 'f(x) = x^4\\nf(2)\\n' | gradcli repl""",
@@ -260,7 +261,8 @@ def plot_parser() -> Parser:
 def curve_parser() -> Parser:
     p = Parser("curve", "[OPTIONS] EXPR...", "  " + COMMANDS["curve"])
     p.arguments.add_argument("exprs", nargs="*", metavar="EXPR",
-                             help="Expressions to draw in one figure.")
+                             help="Expressions to draw in one figure; each may start "
+                             "with assignments and definitions (f(t) = t^2; f(x)).")
     p.option("--over", default="x=-5:5", metavar="NAME=A:B",
              help="The variable and the interval; A and B are expressions (0:2pi).  "
              "[default: x=-5:5]")

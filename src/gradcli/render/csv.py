@@ -16,12 +16,16 @@ one-line text ``[1, 2.5]``; a gradient (and the value of ``grad(...)``) is
 value, of each derivative, and of the gradient (``x: y; y: x``). A
 definition has an empty value; a failed statement has its message in
 ``error`` and nothing else but its input. Rows end in ``\\n``.
+With ``--grad --check`` over several variables a statement has one row a
+variable (``check_groups``): the variable under ``wrt``, its partial
+derivative's check in the ``check1_`` columns, every other cell repeated; so
+each cell stays one value a script can read.
 
 A sweep (``--at`` gives an array: ``CsvRenderer(opts, sweep=["x"])``) is a
 tidy table instead: the columns are
 
-    input, x (one for each --at variable), value, [d1 .. dN], [gradient], [c0 .. cN],
-    [check...], error
+    input, x (one for each --at variable), [wrt (--grad --check)], value, [d1 .. dN],
+    [gradient], [c0 .. cN], [check...], error
 
 and a result over the points has one row a point (render/sweep.py says
 which results do); every other result is one row, as above, with its
@@ -36,7 +40,7 @@ from typing import Any
 
 import numpy as np
 
-from ..results import Result
+from ..results import CheckEntry, Result
 from .numbers import CHUNK, _texts, format_value
 from .plain import RenderOptions
 from .sweep import flat, point_errors, point_shape
@@ -47,8 +51,8 @@ CHECK_FIELDS = ("autodiff", "numerical", "abs_error", "rel_error", "est_error", 
 def header(opts: RenderOptions, sweep: Sequence[str] = ()) -> list[str]:
     """The columns; with ``sweep`` (the --at names of a sweep) the tidy ones."""
     cols = ["input", *sweep]
-    if opts.wants_wrt and not sweep:
-        cols.append("wrt")
+    if opts.wants_wrt and (not sweep or opts.grad and opts.check):
+        cols.append("wrt")  # a sweep's rows need it only to tell --grad --check's apart
     cols.append("value")
     cols.extend(f"d{k}" for k in range(1, opts.order + 1))
     if opts.grad:
@@ -84,7 +88,11 @@ def _formula_cells(res: Result) -> dict[str, str]:
     return cells
 
 
-def row(res: Result, opts: RenderOptions, columns: list[str] | None = None) -> list[str]:
+def rows(res: Result, opts: RenderOptions, columns: list[str] | None = None
+         ) -> list[list[str]]:
+    """The cells of ``res``: one row, or with ``--grad --check`` over several
+    variables one row a variable, its name under ``wrt`` and its partial's
+    check in the check columns (the other cells repeated)."""
     cells: dict[str, str] = {"input": res.input}
     if res.error is not None:
         cells["error"] = res.error.message
@@ -99,25 +107,39 @@ def row(res: Result, opts: RenderOptions, columns: list[str] | None = None) -> l
             cells["gradient"] = _mapping(res.gradient)
         for k, c in enumerate(res.series or ()):
             cells[f"c{k}"] = format_value(c)
-        partials = [e for e in res.check or () if e.variable is not None]
-        for entry in res.check or ():
-            if entry.variable is not None:
-                continue
-            prefix = f"check{entry.order}_"
-            cells[prefix + "autodiff"] = format_value(entry.autodiff)
-            cells[prefix + "numerical"] = format_value(entry.numerical)
-            cells[prefix + "abs_error"] = format_value(entry.abs_error)
-            cells[prefix + "rel_error"] = format_value(entry.rel_error)
-            cells[prefix + "est_error"] = format_value(entry.est_error)
-            cells[prefix + "ok"] = "true" if entry.ok else "false"
         cells.update(_formula_cells(res))
-        if partials:  # --grad --check: each check1 cell maps the variables, as gradient does
-            for field in CHECK_FIELDS:
-                cells["check1_" + field] = "; ".join(
-                    f"{e.variable}: " + (("true" if e.ok else "false") if field == "ok"
-                                         else format_value(getattr(e, field)))
-                    for e in partials)
-    return [cells.get(col, "") for col in columns or header(opts)]
+    cols = columns or header(opts)
+    out = []
+    for variable, entries in check_groups(res):
+        own = dict(cells)
+        if variable is not None:
+            own["wrt"] = variable
+        for entry in entries:
+            prefix = f"check{entry.order}_"
+            own[prefix + "autodiff"] = format_value(entry.autodiff)
+            own[prefix + "numerical"] = format_value(entry.numerical)
+            own[prefix + "abs_error"] = format_value(entry.abs_error)
+            own[prefix + "rel_error"] = format_value(entry.rel_error)
+            own[prefix + "est_error"] = format_value(entry.est_error)
+            own[prefix + "ok"] = "true" if entry.ok else "false"
+        out.append([own.get(col, "") for col in cols])
+    return out
+
+
+def row(res: Result, opts: RenderOptions, columns: list[str] | None = None) -> list[str]:
+    """The first row of ``rows``: a statement's one row, but with --grad --check."""
+    return rows(res, opts, columns)[0]
+
+
+def check_groups(res: Result) -> list[tuple[str | None, list[CheckEntry]]]:
+    """``res``'s check entries by the row they go to: (None, every entry) but
+    for the partial derivatives of --grad --check, (variable, its entries)
+    for each variable in order."""
+    partials = [e for e in res.check or () if e.variable is not None]
+    if not partials:
+        return [(None, [e for e in res.check or () if e.variable is None])]
+    names = dict.fromkeys(str(e.variable) for e in partials)
+    return [(name, [e for e in partials if e.variable == name]) for name in names]
 
 
 _NEEDS_QUOTES = re.compile(r'[",\r\n]')
@@ -143,31 +165,47 @@ def format_row(cells: list[str]) -> str:
 def sweep_rows(res: Result, opts: RenderOptions, columns: list[str],
                sweep: Sequence[str]) -> str:
     """The CSV text of ``res`` in a sweep's table: a row a point where it is
-    over the points, else one row with the --at values in their columns."""
+    over the points (for each variable's partial of --grad --check), else
+    its rows with the --at values in their columns."""
     shape = point_shape(res, sweep)
     if shape is None:
-        cells = dict(zip(columns, row(res, opts, columns)))
-        if res.error is None:  # a scalar statement: the scalar --at values only
-            for name in sweep:
-                if name in res.at and np.ndim(res.at[name]) == 0:
-                    cells[name] = format_value(res.at[name])
-        return format_row([cells[c] for c in columns])
+        out = []
+        for cells_list in rows(res, opts, columns):
+            cells = dict(zip(columns, cells_list))
+            if res.error is None:  # a scalar statement: the scalar --at values only
+                for name in sweep:
+                    if name in res.at and np.ndim(res.at[name]) == 0:
+                        cells[name] = format_value(res.at[name])
+            out.append(format_row([cells[c] for c in columns]))
+        return "".join(out)
     arrays: dict[str, Any] = {name: res.at[name] for name in sweep if name in res.at}
     arrays["value"] = res.value
     for k, d in enumerate(res.derivatives or (), start=1):
         arrays[f"d{k}"] = d
     for k, c in enumerate(res.series or ()):
         arrays[f"c{k}"] = c
-    constant: dict[str, str] = {"input": _cell(res.input)}
+    constant: dict[str, str] = {"input": _cell(res.input), "wrt": _cell(res.wrt or "")}
     constant.update({k: _cell(v) for k, v in _formula_cells(res).items()})
-    for entry in res.check or ():
-        prefix = f"check{entry.order}_"
-        arrays[prefix + "autodiff"] = entry.autodiff
-        arrays[prefix + "numerical"] = entry.numerical
-        # each point's own errors, not the worst of all
-        arrays[prefix + "abs_error"], arrays[prefix + "rel_error"] = point_errors(entry)
-        constant[prefix + "est_error"] = format_value(entry.est_error)
-        constant[prefix + "ok"] = "true" if entry.ok else "false"
+    out = []
+    for variable, entries in check_groups(res):
+        own_arrays, own = dict(arrays), dict(constant)
+        if variable is not None:
+            own["wrt"] = _cell(variable)
+        for entry in entries:
+            prefix = f"check{entry.order}_"
+            own_arrays[prefix + "autodiff"] = entry.autodiff
+            own_arrays[prefix + "numerical"] = entry.numerical
+            # each point's own errors, not the worst of all
+            own_arrays[prefix + "abs_error"], own_arrays[prefix + "rel_error"] = \
+                point_errors(entry)
+            own[prefix + "est_error"] = format_value(entry.est_error)
+            own[prefix + "ok"] = "true" if entry.ok else "false"
+        out.append(_point_rows(res, columns, shape, own_arrays, own))
+    return "".join(out)
+
+
+def _point_rows(res: Result, columns: list[str], shape: tuple[int, ...],
+                arrays: dict[str, Any], constant: dict[str, str]) -> str:
     size = int(np.prod(shape))
     out = []
     for start in range(0, size, CHUNK):  # a chunk's strings at a time (see numbers.CHUNK)
@@ -257,7 +295,8 @@ class CsvRenderer:
             return format_row([cells.get(c, "") for c in self.columns])
         if self.sweep:
             return sweep_rows(res, self.opts, self.columns, self.sweep)
-        return format_row(row(res, self.opts, self.columns))
+        return "".join(map(format_row, rows(res, self.opts, self.columns)))
 
 
-__all__ = ["CsvRenderer", "format_row", "formula_rows", "header", "row", "sweep_rows"]
+__all__ = ["CsvRenderer", "check_groups", "format_row", "formula_rows", "header", "row", "rows",
+           "sweep_rows"]

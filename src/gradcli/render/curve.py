@@ -21,7 +21,7 @@ import numpy as np
 
 from ..atomic import replacing
 from ..curves import Curves, decimate
-from ..errors import GradcliError, ToolMissingError
+from ..errors import ToolMissingError, UsageError
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -42,13 +42,18 @@ the line leaves the chart all the same, and the transforms see no 1e300."""
 
 
 def curve_format(path: str) -> str:
-    """The extension of ``path`` (".png"), or a GradcliError (exit status 1)
-    naming the formats. Call it before sampling: a wrong name fails fast."""
+    """The extension of ``path`` (".png"), or a UsageError (exit status 2, as
+    plot's graph_format) naming the formats. Call it before sampling: a
+    wrong name fails fast."""
     ext = os.path.splitext(path)[1].lower()
     if ext not in FORMATS:
         what = f"'{ext}'" if ext else "no extension"
-        raise GradcliError(f"cannot tell the image format of '{path}' ({what}); "
-                           f"the file name must end in one of {' '.join(FORMATS)}")
+        base = os.path.basename(path)
+        if not ext and base.lower() in FORMATS:  # '.png': a hidden file of no format
+            raise UsageError(f"'{path}' has an extension but no name before it; "
+                             f"name the file, as in curve{base}")
+        raise UsageError(f"cannot tell the image format of '{path}' ({what}); "
+                         f"the file name must end in one of {' '.join(FORMATS)}")
     return ext
 
 
@@ -114,8 +119,8 @@ def figure(data: Curves) -> Figure:
 
 def write_curve(data: Curves, path: str) -> list[str]:
     """Write the figure of ``data`` to ``path`` atomically; returns lines to show
-    the user. A GradcliError (exit status 1) for an unknown extension, a
-    directory, or a path that cannot be written."""
+    the user. A UsageError for an unknown extension, a GradcliError (exit
+    status 1) for a path that cannot be written."""
     ext = curve_format(path)
     fig = figure(data)
     with replacing(path) as tmp:

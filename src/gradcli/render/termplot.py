@@ -51,10 +51,11 @@ def terminal_size(stream: TextIO | None = None) -> tuple[int, int]:
 
 
 def render_terminal(data: Curves, columns: int = 80, rows: int = 24,
-                    colour: bool = True) -> str:
+                    colour: bool = True, box: bool = True) -> str:
     """The curves as text ``columns`` wide (at most) and ``rows`` - 1 high (one
     row left for the prompt), with a title and a legend; ANSI colours only
-    with ``colour``."""
+    with ``colour``; without ``box`` no box-drawing characters (the frame's
+    rows dropped, its sides blank), for output that promises none."""
     width = max(10, columns - CHROME_COLUMNS)
     height = max(3, rows - CHROME_ROWS - int(data.clipped))
     lo, hi = y_limits(data)
@@ -84,6 +85,8 @@ def render_terminal(data: Curves, columns: int = 80, rows: int = 24,
             raise GradcliError(f"cannot draw {data.var} = {data.a:g}..{data.b:g} in the "
                                f"terminal ({exc}); write it to a file with -o") from None
     lines = text.rstrip("\n").split("\n")
+    if not box:
+        lines = _unboxed(lines)
     if data.clipped:
         lines.append(_clip_line(data, columns))
     return "\n".join(lines) + "\n"
@@ -102,6 +105,25 @@ def _plot(xs: list[np.ndarray], ys: list[np.ndarray], names: list[str], title: s
         x_gridlines=[0.0] if data.a < 0 < data.b else [],  # none over a border
         y_gridlines=[0.0] if lo < 0 < hi else [],
     )
+
+
+_BOX = {code: " " for code in range(0x2500, 0x2580)}  # the Box Drawing block
+_SIDE = "\u2502"  # the frame's sides, and uniplot's vertical zero line
+
+
+def _unboxed(lines: list[str]) -> list[str]:
+    """``lines`` without the frame: a row of frame alone is dropped, its sides
+    become blanks (the labels stay where they were), and the vertical zero
+    line inside it a thin block (U+258F), as the horizontal one is (U+2594)."""
+    out = []
+    for line in lines:
+        right = line.rfind(_SIDE)
+        if line.startswith(_SIDE) and right > 0:
+            line = " " + line[1:right].replace(_SIDE, "\u258f") + " " + line[right + 1:]
+        bare = line.translate(_BOX)
+        if bare.strip() or not line.strip():
+            out.append(bare.rstrip())
+    return out
 
 
 def _clip_line(data: Curves, columns: int) -> str:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 import re
+from typing import NamedTuple
 
 from ..errors import GradcliError, LimitError, UsageError
 
@@ -57,38 +58,74 @@ def split_order(args: str, default: int, first_line: int = 1,
     return int(value), args[m.end():], m.end()
 
 
-_ATOM = r"(?:(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?(?:pi|π)?|pi|π|e)"
-_CURVE_NUMBER = re.compile(rf"[-+]?{_ATOM}(?:[*/]{_ATOM})*")  # 0, 2pi, pi/2, -3*pi/4
+_ATOM = r"(?:(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?(?:pi|π)?|pi|π|e|inf)"
+_CURVE_NUMBER = re.compile(rf"[-+]?{_ATOM}(?:[*/]{_ATOM})*")  # 0, 2pi, pi/2, -3*pi/4, inf
+_WHOLE = re.compile(r"\d+")
 MAX_CURVE_ORDER = 20  # as gradcli curve --order
 
 
-def split_curve(args: str, first_line: int, offset: int) -> tuple[str, list[str], int]:
-    """``:curve``'s arguments: the expression, then up to three numbers (A B, N,
-    or A B N) after a space; numbers that an operator before them ties to the
-    expression (``x^2 + 1``) are its own."""
-    words = args.split()
-    numbers = 0
-    while numbers < min(3, len(words) - 1) and _CURVE_NUMBER.fullmatch(words[-1 - numbers]):
-        numbers += 1
-    while numbers:
-        cut = len(args)
-        for _ in range(numbers):
-            cut = args.rstrip()[:cut].rstrip().rfind(" ", 0, cut)
-        head = args[:cut].rstrip()
-        if head and head[-1] not in "+-*/^@,([=":
-            break
-        numbers -= 1
+class CurveArguments(NamedTuple):
+    """``:curve``'s arguments: the expression text, the interval's ends (as
+    typed) with the 1-based column of each within the arguments, the order."""
+
+    expr: str
+    ends: list[str]
+    columns: list[int]
+    order: int
+
+
+def split_curve(args: str, first_line: int, offset: int) -> CurveArguments:
+    """``:curve``'s arguments: the expression, then up to three words (A B, N,
+    or A B N) after a space. Those are the trailing words that look like
+    numbers (0, 2pi, -pi/2, inf) and follow no operator (``x^2 + 1`` is all
+    expression); where what is left does not parse (``g(x) 0 a``), the fewest
+    trailing words that leave a statement list that does. N must be a whole
+    number from 0: an error under it otherwise."""
+    words = [(m.group(), m.start()) for m in re.finditer(r"\S+", args)]
+    numbers = _number_tail(args, words)
+    if not _parses(args[: words[len(words) - numbers][1]] if numbers else args):
+        numbers = next((n for n in range(min(3, len(words) - 1) + 1)
+                        if _parses(args[: words[len(words) - n][1]] if n else args)), numbers)
     tail = words[len(words) - numbers:] if numbers else []
-    expr = " ".join(words[: len(words) - numbers]) if numbers else args
-    ends, order = ["-5", "5"], 0
+    expr = args[: tail[0][1]].rstrip() if tail else args
+    ends, columns, order = ["-5", "5"], [], 0
     if len(tail) in (2, 3):
-        ends = tail[:2]
+        ends = [w for w, _ in tail[:2]]
+        columns = [start + 1 for _, start in tail[:2]]
     if len(tail) in (1, 3):
-        order, _, _ = split_order(tail[-1] + " .", 0, first_line, offset)
+        word, start = tail[-1]
+        where = (first_line, offset + 1 + start)
+        if not _WHOLE.fullmatch(word):
+            raise UsageError(f"the order N must be a whole number from 0, as in :curve "
+                             f"sin(x) 0 2pi 1; got {word}").at(*where)
+        order = int(word)
         if order > MAX_CURVE_ORDER:
             raise UsageError(f"a curve draws derivatives to order {MAX_CURVE_ORDER} at most; "
-                             f"got {order}").at(first_line, None)
-    return expr, ends, order
+                             f"got {order}").at(*where)
+    return CurveArguments(expr, ends, columns, order)
+
+
+def _parses(text: str) -> bool:
+    from ..lang.parser import parse
+
+    try:
+        parse(text)
+    except GradcliError:
+        return False
+    return True
+
+
+def _number_tail(args: str, words: list[tuple[str, int]]) -> int:
+    """Trailing words that look like numbers and follow no operator."""
+    numbers = 0
+    while numbers < min(3, len(words) - 1) and _CURVE_NUMBER.fullmatch(words[-1 - numbers][0]):
+        numbers += 1
+    while numbers:
+        head = args[: words[len(words) - numbers][1]].rstrip()
+        if head and head[-1] not in "+-*/^@,([=;":
+            break
+        numbers -= 1
+    return numbers
 
 
 def expressions_only(text: str, command: str) -> None:

@@ -11,7 +11,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     ":check": (":check EXPR [wrt X]", "autodiff against numerical estimates (orders 1, 2)"),
     ":plot": (":plot [N] EXPR FILE", "graph of EXPR (or its N-th derivative): .png .svg .pdf .dot"),
     ":curve": (":curve EXPR [A B] [N]",
-               "EXPR and its derivatives 1..N over A..B (default -5 5), drawn here"),
+               "EXPR and its derivatives 1..N over A..B (default -5 5), drawn here; "
+               "definitions may come first (f(t) = t^2; f(x))"),
     ":clear": (":clear [NAME...]", "forget every variable and function, or the ones named"),
     ":quit": (":quit", "leave (Ctrl-D on an empty line too)"),
 }

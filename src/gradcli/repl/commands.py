@@ -269,28 +269,48 @@ class Shell:
                 self.display.info(line)
 
     def cmd_curve(self, args: str, text: str, first_line: int, offset: int) -> None:
-        from ..curves import DEFAULT_POINTS, sample_curves, session_evaluator, session_number
-        from ..lang.parser import parse
+        from ..curves import (
+            DEFAULT_POINTS,
+            drawn,
+            in_text,
+            not_assigned,
+            run_setup,
+            sample_curves,
+            session_evaluator,
+            session_number,
+        )
         from ..lang.ranges import over_range
         from ..variables import default_wrt
 
-        expr, ends, order = split_curve(args, first_line, offset)
-        if not expr.strip():
+        parts = split_curve(args, first_line, offset)
+        if not parts.expr.strip():
             raise UsageError("usage: :curve EXPR [A B] [N], as in :curve sin(x) 0 2pi 1")
-        expressions_only(expr, ":curve")
         session = self.session
         try:
-            statements = parse(expr)
-            var = (default_wrt(session, statements[-1].node) if statements else None) or "x"
+            item = drawn(parts.expr, ":curve f(t) = t^3 - t; f(x) 0 2",
+                         "draw the others with a :curve each")
+            var = default_wrt(session, item.expr.node)
+            if var is not None:  # checked before the assignments run
+                not_assigned(item, var)
+            run_setup(session, item)
+            var = var or default_wrt(session, item.expr.node) or "x"
             try:
-                a, b = over_range(var, ":".join(ends), session_number(session))
-            except GradcliError as err:  # its column is in the bound, not the line
-                err.line, err.column = first_line, None
-                raise
-            data = sample_curves(session_evaluator(session), [expr.strip()], var, a, b,
-                                 DEFAULT_POINTS, order)
+                a, b = over_range(var, ":".join(parts.ends),
+                                  _at_ends(session_number(session), parts.columns))
+            except UsageError as err:  # over_range's own (empty, not finite): at A
+                raise err.at(1, parts.columns[0] if parts.columns else None) from None
+            evaluate = session_evaluator(session)
+
+            def positioned(expr: str, name: str, grid: Any, order: int) -> Any:
+                try:
+                    return evaluate(expr, name, grid, order)
+                except GradcliError as err:  # counted in the expression: in the arguments
+                    raise in_text(err, item.expr) from None
+
+            data = sample_curves(positioned, [item.expr.source], var, a, b, DEFAULT_POINTS,
+                                 parts.order)
         except GradcliError as err:
-            if err.line is not None and err.line < first_line:  # counted in the expression
+            if err.line is not None:  # counted in the arguments: in the input's lines
                 err = copy.copy(err)
                 err.line += first_line - 1
             self.show_error(err, text, first_line, offset)
@@ -314,6 +334,25 @@ class Shell:
 
     def cmd_quit(self, args: str, text: str, first_line: int, offset: int) -> bool:
         return False
+
+
+def _at_ends(number: Callable[[str], float], columns: list[int]) -> Callable[[str], float]:
+    """``number`` with its errors placed at the end being read (``columns``:
+    where A and B start in the arguments); the defaults have no place."""
+    where = iter(columns)
+
+    def at_end(end: str) -> float:
+        column = next(where, None)
+        try:
+            return number(end)
+        except GradcliError as err:
+            if column is None:
+                raise
+            err = copy.copy(err)
+            err.line, err.column = 1, column + (err.column or 1) - 1
+            raise err from None
+
+    return at_end
 
 
 def _value_of(session: Session, name: str) -> Any:

@@ -117,7 +117,8 @@ class PlainDisplay:
     def curve(self, data: Curves) -> None:
         from ..render.termplot import FALLBACK, render_terminal
 
-        self._print(render_terminal(data, *FALLBACK, colour=False).rstrip("\n"))
+        # no box characters, as the rest of the piped output has none
+        self._print(render_terminal(data, *FALLBACK, colour=False, box=False).rstrip("\n"))
 
     def variables(self, items: Sequence[tuple[str, Any]]) -> None:
         for name, v in items:
