@@ -41,3 +41,10 @@ def test_a_sweep_has_a_row_a_point_for_each_partial() -> None:
     # d(x*y)/dx is y and d/dy is x, point by point
     assert [float(r["check1_autodiff"]) for r in rows] == [0, 0.5, 1, 0, 0.5, 1]
     assert all(r["check1_ok"] == "true" for r in rows)
+
+
+def test_formulas_stay_beside_a_checked_gradient() -> None:
+    # --grad --check dropped --formula: the check ran with options of its own
+    rows = _csv("x*y", "--at", "x=1,y=2", "--grad", "--check", "--formula")
+    assert [(r["wrt"], r["formula"], r["gradient_formula"]) for r in rows] == [
+        ("x", "x*y", "x: y; y: x"), ("y", "x*y", "x: y; y: x")]

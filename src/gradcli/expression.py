@@ -66,7 +66,7 @@ def evaluate_expression(session: Session, node: Any, options: EvalOptions, res: 
     order_limit("series order", options.series or 0)
     gradient_check = _checks_the_gradient(session, node, options)
     if gradient_check:  # the derivatives by one variable are not asked for, nor checked
-        options = EvalOptions(grad=True)
+        options = EvalOptions(grad=True, formula=options.formula)
     top = max(options.order or 0, options.series or 0, 2 if options.check else 0)
     engine = session.engine
     leaves = {}
