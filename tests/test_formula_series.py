@@ -134,3 +134,22 @@ def test_a_point_written_as_a_sum_is_bracketed(point: str, base: str) -> None:
     got = s.run(text)[0].value
     a = float(np.asarray(s.run(point)[0].value))
     assert float(np.asarray(got)) == pytest.approx(1 + 2 * (x0 - a))
+
+
+def test_latex_series() -> None:
+    # --format latex printed the polynomial as plain text
+    cs = coefficients(F.exp, 0.0, 4)
+    assert series_text(cs, "x", None, latex=True) == (
+        r"1 + x + \frac{x^{2}}{2} + \frac{x^{3}}{6} + \frac{x^{4}}{24}")
+    cs = coefficients(F.cos, math.pi, 4)
+    assert series_text(cs, "x", "pi", latex=True, at=math.pi) == (
+        r"-1 + \frac{\left(x - \pi\right)^{2}}{2} - \frac{\left(x - \pi\right)^{4}}{24}")
+    assert series_text([1.0, 2.0], "t", "-pi/2", latex=True) == (
+        r"1 + 2 \left(t + \frac{\pi}{2}\right)")
+    assert series_text([1e-20, 1.0], "x", "1e-20", latex=True, at=1e-20) == (
+        r"1 \cdot 10^{-20} + \left(x - 1 \cdot 10^{-20}\right)")
+    assert series_text([0.5403023058681398, 1.0], "x", "1", latex=True) == (
+        r"0.5403023058681398 + \left(x - 1\right)")
+    cs = coefficients(F.sin, 1.0, 2)
+    assert series_text(cs, "x", "1", latex=True) == (
+        rf"{cs[0]!r} + {cs[1]!r} \left(x - 1\right) - {-cs[2]!r} \left(x - 1\right)^{{2}}")

@@ -16,6 +16,8 @@ import re
 from collections.abc import Callable, Sequence
 from fractions import Fraction
 
+from ..errors import GradcliError
+
 NOISE = 1e-14
 TOLERANCE = 1e-12
 MAX_DENOMINATOR = 1000
@@ -102,7 +104,7 @@ def _is_noise(cs: list[float], k: int, noise: float, at: float | None) -> bool:
 def series_text(coefficients: Sequence[float], var: str = "x",
                 point: str | float | None = None,
                 number: Callable[[float], str] | None = None,
-                noise: float = NOISE, at: float | None = None) -> str:
+                noise: float = NOISE, at: float | None = None, latex: bool = False) -> str:
     """``c0 + c1*(x - a) + c2*(x - a)^2 + ...`` as mathematics.
 
     ``point``: the expansion point as the user wrote it (``"pi"``), or a
@@ -110,32 +112,33 @@ def series_text(coefficients: Sequence[float], var: str = "x",
     simple rational (default: its shortest repr). ``at``: the point's value
     when ``point`` is text, for judging the value c_0 (see _is_noise); without
     it the value is judged as the other coefficients are. An all-zero series
-    is "0".
+    is "0". ``latex``: as LaTeX, ``\\frac{\\left(x - \\pi\\right)^{3}}{6}``.
     """
     write = number or (lambda v: repr(float(v)))
     cs = [float(c) for c in coefficients]
-    base = _base(var, point)
+    base = _base_latex(var, point) if latex else _base(var, point)
     if at is None and not isinstance(point, str):
         at = 0.0 if point is None else float(point)
     terms: list[tuple[bool, str]] = []  # (negative, text of the magnitude)
     for k, c in enumerate(cs):
         if c == 0 or _is_noise(cs, k, noise, at):
             continue
-        power = "" if k == 0 else (base if k == 1 else f"{base}^{k}")
+        power = "" if k == 0 else base if k == 1 else f"{base}^{{{k}}}" if latex \
+            else f"{base}^{k}"
         exact = exact_coefficient(c, k)
         if exact is not None:
             p, q = abs(exact.numerator), exact.denominator
-            if not power:
-                text = str(p) if q == 1 else f"{p}/{q}"
-            else:
-                text = power if p == 1 else f"{p}*{power}"
-                if q != 1:
-                    text += f"/{q}"
+            top = str(p) if not power else power if p == 1 else \
+                f"{p} {power}" if latex else f"{p}*{power}"
+            text = top if q == 1 else f"\\frac{{{top}}}{{{q}}}" if latex else f"{top}/{q}"
             terms.append((exact < 0, text))
             continue
         shown = write(c) if math.isnan(c) else write(abs(c))
+        if latex:
+            shown = _latex_number(shown)
         negative = c < 0  # -inf too: "- inf*x^2"
-        terms.append((negative, shown if not power else f"{shown}*{power}"))
+        terms.append((negative, shown if not power else
+                      f"{shown} {power}" if latex else f"{shown}*{power}"))
     if not terms:
         return "0"
     neg, text = terms[0]
@@ -143,6 +146,36 @@ def series_text(coefficients: Sequence[float], var: str = "x",
     for neg, text in terms[1:]:
         out += f" - {text}" if neg else f" + {text}"
     return out
+
+
+def _latex_number(text: str) -> str:
+    """A number as the plain format writes it, in LaTeX: 1.5 \\cdot 10^{-10}."""
+    if text in ("inf", "nan"):
+        return r"\infty" if text == "inf" else r"\mathrm{NaN}"
+    mantissa, e, exponent = text.partition("e")
+    return rf"{mantissa} \cdot 10^{{{int(exponent)}}}" if e else text
+
+
+def _base_latex(var: str, point: str | float | None) -> str:
+    """``\\left(x - \\pi\\right)``: the point as its formula's LaTeX."""
+    plain = _base(var, point)
+    if plain == var:
+        return var
+    text = point if isinstance(point, str) else repr(float(point))  # type: ignore[arg-type]
+    try:
+        from ..lang.parser import parse
+        from .from_ast import from_ast
+        from .printing import latex
+
+        statements = parse(text)
+        value = latex(from_ast(statements[0].node)) if len(statements) == 1 else None
+    except GradcliError:  # too large a formula, say: the point as written
+        value = None
+    if value is None:
+        return rf"\left({plain[1:-1]}\right)"
+    if value.startswith("-"):
+        return rf"\left({var} + {value[1:]}\right)"
+    return rf"\left({var} - {value}\right)"
 
 
 __all__ = ["MAX_DENOMINATOR", "NOISE", "TOLERANCE", "exact_coefficient", "series_text"]

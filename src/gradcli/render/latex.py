@@ -2,7 +2,8 @@
 
 A formula result prints its orders 0..N (or a gradient's partial derivatives,
 ``\\frac{\\partial f}{\\partial x} = ...``) as LaTeX; with ``--formula`` the
-formulas follow the numbers; numbers print as the plain format prints them.
+formulas follow the numbers; numbers print as the plain format prints them,
+and a Taylor polynomial as LaTeX.
 """
 
 from __future__ import annotations
@@ -18,9 +19,10 @@ def render_latex(res: Result, opts: RenderOptions, point: Any = None) -> list[st
     from ..formula import latex
 
     if res.error is not None or not (res.formulas or res.gradient_formulas):
-        return render_plain(res, opts, point)
+        return render_plain(res, opts, point, latex=True)
     lines = [] if res.kind == "formula" else [
-        line for line in render_plain(res, opts, point) if not line.startswith("formula ")]
+        line for line in render_plain(res, opts, point, latex=True)
+        if not line.startswith("formula ")]
     lines.extend(latex(f) for f in res.formulas or ())
     lines.extend(f"\\frac{{\\partial f}}{{\\partial {name}}} = {latex(f)}"
                  for name, f in (res.gradient_formulas or {}).items())

@@ -41,7 +41,8 @@ class RenderOptions(Record):
 
 
 def series_text(coefficients: list[Any], var: str, point: Any,
-                digits: int | None = None, point_text: str | None = None) -> str:
+                digits: int | None = None, point_text: str | None = None,
+                latex: bool = False) -> str:
     """The Taylor polynomial ``c0 + c1*(x - a) + c2*(x - a)^2 + ...`` on one line.
 
     About 0 the powers are plain ``x``, ``x^2``; about a negative point they
@@ -69,7 +70,7 @@ def series_text(coefficients: list[Any], var: str, point: Any,
     # simple rationals exact, rounding noise left out, the point as typed
     text = point_text or format_number(float(a), digits)
     return as_mathematics([float(np.asarray(c)) for c in coefficients], var, text,
-                          number=lambda v: format_number(v, digits), at=float(a))
+                          number=lambda v: format_number(v, digits), at=float(a), latex=latex)
 
 
 def check_line(entry: CheckEntry, digits: int | None = None) -> str:
@@ -88,8 +89,10 @@ def gradient_lines(gradient: dict[str, Any], digits: int | None = None) -> list[
     return [f"d/d{name}: {format_value(v, digits)}" for name, v in gradient.items()]
 
 
-def render_plain(res: Result, opts: RenderOptions, point: Any = None) -> list[str]:
-    """The lines ``res`` prints in plain format (none for bindings and errors)."""
+def render_plain(res: Result, opts: RenderOptions, point: Any = None,
+                 latex: bool = False) -> list[str]:
+    """The lines ``res`` prints in plain format (none for bindings and errors);
+    ``latex``: its series as LaTeX."""
     if res.error is not None or res.kind in ("assign", "define"):
         return []
     digits = opts.digits
@@ -103,7 +106,8 @@ def render_plain(res: Result, opts: RenderOptions, point: Any = None) -> list[st
     if res.gradient is not None:
         lines.extend(gradient_lines(res.gradient, digits))
     if res.series is not None:
-        lines.append(series_text(res.series, res.wrt or "x", point, digits, res.point_text))
+        lines.append(series_text(res.series, res.wrt or "x", point, digits, res.point_text,
+                                 latex))
     for entry in res.check or ():
         lines.append(check_line(entry, digits))
     if res.formulas or res.gradient_formulas:  # --formula: beside the numbers
