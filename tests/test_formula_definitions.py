@@ -121,3 +121,24 @@ def test_the_repls_prime_alone_keeps_its_parameter_apart_too() -> None:
                           capture_output=True, text=True, timeout=60)
     assert repl.returncode == 0
     assert repl.stdout.splitlines() == ["f'(t) = 1", "g''(x) = 12*x^2 - 4"]
+
+
+@pytest.mark.parametrize(("program", "at", "reference"), [
+    # the numbers had a parameter move with the argument it is bound to
+    ("g(t) = diff(t*x, t); g(x)", {"x": 3}, x),
+    ("g(t) = diff(t*x, t); diff(g(x), x)", {"x": 3}, sympy.Integer(1)),
+    ("k(t, s) = diff(t*s, t); k(x, t)", {"x": 2, "t": 5}, t),
+    ("k(t, s) = diff(t*s, t); k(t, t)", {"t": 5}, t),
+    ("k(t, s) = diff(t*s, t); k(x, x)", {"x": 2}, x),
+    ("g(t) = diff(sin(t*y), t); g(y)", {"y": 1}, y * sympy.cos(y**2)),
+    ("g(x) = diff(x^2*y, x); g(y)", {"y": 3}, 2 * y**2),
+    ("g(t) = diff(t^3, t); diff(g(x), x)", {"x": 2}, 6 * x),
+])
+def test_the_numbers_of_a_definitions_diff_are_its_formulas_values(program, at, reference):
+    s = Session(words=CLI_WORDS)
+    for name, value in at.items():
+        s.run(f"{name} = {value}")
+    got = s.run(program)[-1]
+    assert got.error is None, got.error
+    want = float(reference.subs({sympy.Symbol(k): v for k, v in at.items()}))
+    assert float(got.value) == pytest.approx(want, rel=1e-12)

@@ -116,9 +116,24 @@ class Calculus:
                     f"'{var.id}' has no value; give the point: "
                     f"diff(expr, {var.id}, n, a)"
                 ).at(*_position(var))
-            point = self._point(found, var.id, own=True)
+            # a parameter is a node apart from the argument it is bound to, or
+            # whatever else reads that argument would move with it: g(t) =
+            # diff(t*x, t) gave 2x for g(x), and k(t, s) = diff(t*s, t) 2t for k(t, t)
+            point = self._point(found, var.id, own=not self._parameter(var.id))
         self._value_not_formula(args[0], var.id)
         return self.differentiate(args[0], var.id, point, order, node)
+
+    def _parameter(self, name: str) -> bool:
+        """Whether ``name``, read here, is a parameter of the function being called."""
+        seen_function = False
+        for names, is_function in reversed(self.layers):
+            if is_function:
+                if seen_function:
+                    continue  # as Evaluator.leaf: a caller's parameters are not seen
+                seen_function = True
+            if name in names:
+                return is_function
+        return False
 
     def _value_not_formula(self, body: Any, var: str) -> None:
         """A note for diff(y, x) where y was assigned from x (y = x^2): y holds
