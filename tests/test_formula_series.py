@@ -153,3 +153,14 @@ def test_latex_series() -> None:
     cs = coefficients(F.sin, 1.0, 2)
     assert series_text(cs, "x", "1", latex=True) == (
         rf"{cs[0]!r} + {cs[1]!r} \left(x - 1\right) - {-cs[2]!r} \left(x - 1\right)^{{2}}")
+
+
+@pytest.mark.parametrize(("point", "base"), [
+    ("pi-3", r"\left(x - \left(\pi - 3\right)\right)"),
+    ("-(pi-3)", r"\left(x - \left(3 - \pi\right)\right)"),
+    ("2*(pi-3)", r"\left(x - \left(2 \pi - 6\right)\right)"),
+    ("-pi/2", r"\left(x + \frac{\pi}{2}\right)"), ("1+1", r"\left(x - 2\right)"),
+])
+def test_a_latex_point_that_is_a_sum_is_bracketed(point: str, base: str) -> None:
+    # pi-3 was written \left(x - \pi - 3\right), the wrong sign on the 3
+    assert series_text([1.0, 2.0], "x", point, latex=True) == rf"1 + 2 {base}"

@@ -164,15 +164,19 @@ def _base_latex(var: str, point: str | float | None) -> str:
     text = point if isinstance(point, str) else repr(float(point))  # type: ignore[arg-type]
     try:
         from ..lang.parser import parse
+        from .expr import ADD
         from .from_ast import from_ast
         from .printing import latex
 
         statements = parse(text)
-        value = latex(from_ast(statements[0].node)) if len(statements) == 1 else None
+        formula = from_ast(statements[0].node) if len(statements) == 1 else None
     except GradcliError:  # too large a formula, say: the point as written
-        value = None
-    if value is None:
+        formula = None
+    if formula is None:
         return rf"\left({plain[1:-1]}\right)"
+    value = latex(formula)
+    if formula.kind == ADD:  # pi - 3: x - (pi - 3)
+        return rf"\left({var} - \left({value}\right)\right)"
     if value.startswith("-"):
         return rf"\left({var} + {value[1:]}\right)"
     return rf"\left({var} - {value}\right)"
