@@ -164,3 +164,14 @@ def test_latex_series() -> None:
 def test_a_latex_point_that_is_a_sum_is_bracketed(point: str, base: str) -> None:
     # pi-3 was written \left(x - \pi - 3\right), the wrong sign on the 3
     assert series_text([1.0, 2.0], "x", point, latex=True) == rf"1 + 2 {base}"
+
+
+def test_a_small_coefficient_beside_a_smaller_one_is_kept() -> None:
+    # about 1e-15, x^2 lost its 2e-15*(x - a): it was judged against the larger
+    # neighbour only, where the docs say both
+    cs = coefficients(lambda x: x**3, 1e-20, 3)
+    text = series_text(cs, "x", "1e-20", at=1e-20)
+    assert text == f"{cs[0]!r} + {cs[1]!r}*(x - 1e-20) + {cs[2]!r}*(x - 1e-20)^2 + (x - 1e-20)^3"
+    s = Session()
+    s.run("x = 2e-20")  # pasted back: x^3 there, within rounding
+    assert float(s.run(text)[0].value) == pytest.approx(8e-60, rel=1e-12)

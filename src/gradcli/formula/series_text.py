@@ -94,7 +94,7 @@ def _is_noise(cs: list[float], k: int, noise: float, at: float | None) -> bool:
     if not math.isfinite(c) or exact_coefficient(c, k) is not None:
         return False
     near = [abs(cs[j]) for j in (k - 1, k + 1) if 0 <= j < len(cs) and math.isfinite(cs[j])]
-    if not near or abs(c) >= noise * max(near):
+    if not near or abs(c) >= noise * min(near):  # below both neighbours
         return False
     if k == 0 and at is not None and len(cs) > 1:
         return abs(c) <= _POINT_ROUNDING * abs(at) * abs(cs[1])
