@@ -150,3 +150,17 @@ def test_a_prime_alone_takes_a_comment_and_names_an_unknown_function(tmp_path) -
 
     assert Session(words=CLI_WORDS).run(":vars")[0].error.message == (
         "unexpected ':'; ':' commands (:help, :vars ...) are the REPL's: gradcli repl")
+
+
+def test_a_commands_arguments_may_end_in_a_comment(tmp_path) -> None:
+    # '# c' was read as more of the expression, as 'wrt', or as :plot's file
+    text = (f"x = 2\n:d 2 x^3 wrt x  # its curvature\n:vars # all of them\n"
+            f"f(t) = t^2\n:d f'(x) # a prime is no quote\n"
+            f":plot x^2 \"{tmp_path / 'a#b.dot'}\" # the file's name has a '#'\n")
+    done = _repl(text, tmp_path)
+    assert not [line for line in done.stderr.splitlines() if line.startswith("error")]
+    plain = _repl(text.replace("  # its curvature", "").replace(" # all of them", "")
+                  .replace(" # a prime is no quote", ""), tmp_path)
+    assert done.stdout == plain.stdout  # the same answers as without the comments
+    assert done.stdout.splitlines()[:3] == ["8", "12", "12"]
+    assert (tmp_path / "a#b.dot").read_text().startswith("digraph g {")

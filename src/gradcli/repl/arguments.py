@@ -153,3 +153,23 @@ def one_line(text: str) -> str:
 def body_of(source: str) -> str:
     """``"f(x) = x**2"`` -> ``"x**2"`` (the definition's right side)."""
     return source.split("=", 1)[1].strip() if "=" in source else source
+
+
+def without_comments(text: str) -> str:
+    """A command's arguments without their comments: a '#' outside quotes ends
+    its line (``:d 2 x^3 wrt x  # its curvature``). A quote that follows a
+    letter is a prime (``f'(x)``), not the start of a file name."""
+    lines = []
+    for line in text.split("\n"):
+        quote = None
+        for i, char in enumerate(line):
+            if quote is not None:
+                quote = None if char == quote else quote
+            elif char == '"' or (char == "'" and not (i and (line[i - 1].isalnum()
+                                                            or line[i - 1] in "_'"))):
+                quote = char
+            elif char == "#":
+                line = line[:i]
+                break
+        lines.append(line.rstrip())
+    return "\n".join(lines).rstrip()

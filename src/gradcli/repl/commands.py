@@ -25,6 +25,7 @@ from .arguments import (
     split_curve,
     split_order,
     split_wrt,
+    without_comments,
 )
 from .catalog import ALIASES, COMMANDS
 
@@ -162,7 +163,7 @@ class Shell:
             match = difflib.get_close_matches(name, list(COMMANDS) + list(ALIASES), n=1)
             hint = f"; did you mean {match[0]}?" if match else ""
             raise UsageError(f"unknown command '{m.group(1)}'{hint} (:help lists them)")
-        args = text[m.end():].rstrip()
+        args = without_comments(text[m.end():])
         if args and name in _NO_ARGUMENTS:
             # ':quit now' must not quit, nor ':vars x' list everything, unremarked
             raise UsageError(f"{name} takes no arguments").at(first_line, m.end() + 1)
