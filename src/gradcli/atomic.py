@@ -26,8 +26,8 @@ def writable_target(path: str) -> str:
         raise GradcliError("no file name given to write to")
     target = os.path.realpath(path)
     if os.path.isdir(target):
-        raise GradcliError(f"cannot write '{path}': it is a directory; "
-                           "give a file name, as in curve.png")
+        raise GradcliError(f"cannot write '{path}': it is a directory; give a file "
+                           f"name, as in {os.path.join(path, 'out' + os.path.splitext(path)[1])}")
     folder = os.path.dirname(target) or "."
     if not os.path.isdir(folder):
         raise GradcliError(f"cannot write '{path}': the directory "

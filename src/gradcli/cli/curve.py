@@ -8,7 +8,6 @@ session and Taylor mode as ``eval``.
 
 from __future__ import annotations
 
-import os
 import sys
 import warnings
 from typing import Any
@@ -53,15 +52,14 @@ def run_curve(args: Any, after_dashes: list[str]) -> int:
                            "as in -o curve.png (.png, .svg or .pdf)", "--output")
     out = Output("plain", RenderOptions(), "auto", line_hints=False)
     if args.output is not None:
+        from ..atomic import writable_target
         from ..render.curve import curve_format
 
         try:
             # a file name of no image format is a usage error (2), as plot's is; one
             # that names a directory cannot be written (1): both before any work
             curve_format(args.output)
-            if os.path.isdir(args.output):
-                raise GradcliError(f"cannot write '{args.output}': it is a directory; give "
-                                   "a file name, as in curve.png")
+            writable_target(args.output)
         except GradcliError as err:
             out.error(err, None, args.output)
             return out.status
