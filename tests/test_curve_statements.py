@@ -123,7 +123,7 @@ def test_repl_curve_order_is_a_whole_number_with_the_caret_under_it(tmp_path) ->
     errors = done.stderr.splitlines()
     for k, line in enumerate(lines):
         word = line.split()[-1]
-        assert errors[3 * k] == ("error: the order N must be a whole number from 0, as in "
+        assert errors[3 * k] == ("error: the order N must be a whole number from 0 to 20, as in "
                                  f":curve sin(x) 0 2pi 1; got {word} "
                                  f"(line {k + 1}, column {line.rindex(' ') + 2})")
         assert errors[3 * k + 2] == "  " + " " * line.rindex(" ") + " ^"

@@ -96,8 +96,8 @@ def split_curve(args: str, first_line: int, offset: int) -> CurveArguments:
         word, start = tail[-1]
         where = (first_line, offset + 1 + start)
         if not _WHOLE.fullmatch(word):
-            raise UsageError(f"the order N must be a whole number from 0, as in :curve "
-                             f"sin(x) 0 2pi 1; got {word}").at(*where)
+            raise UsageError(f"the order N must be a whole number from 0 to {MAX_CURVE_ORDER}, "
+                             f"as in :curve sin(x) 0 2pi 1; got {word}").at(*where)
         order = int(word)
         if order > MAX_CURVE_ORDER:
             raise UsageError(f"a curve draws derivatives to order {MAX_CURVE_ORDER} at most; "
