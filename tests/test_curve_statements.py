@@ -177,3 +177,20 @@ def test_piped_repl_curve_has_no_box_characters(tmp_path) -> None:
     assert _box_characters("".join(framed)) and len(bare) == len(framed) - 2  # the two frame rows
     assert bare[-2] == framed[-2]  # the x labels stay in their columns
     assert done.stdout.splitlines() == bare
+
+
+@pytest.mark.parametrize(("args", "expr", "ends", "order"), [
+    # a negative start before an end that is no number literal: -1 a was read as
+    # sin(x) - 1 and an order 'a', and -1 a 1 as sin(x) - 1 over a..1
+    ("sin(x) -1 a", "sin(x)", ["-1", "a"], 0),
+    ("sin(x) -1 a 1", "sin(x)", ["-1", "a"], 1),
+    ("sin(x) -a 2*a", "sin(x)", ["-a", "2*a"], 0),
+    ("x^2 + 1", "x^2 + 1", ["-5", "5"], 0),
+    ("g(x) 0 a", "g(x)", ["0", "a"], 0),
+    ("x^2 + 1 0 2", "x^2 + 1", ["0", "2"], 0),
+])
+def test_repl_curve_splits_its_arguments_as_meant(args, expr, ends, order) -> None:
+    from gradcli.repl.arguments import split_curve
+
+    parts = split_curve(args, 1, 7)
+    assert (parts.expr, parts.ends, parts.order) == (expr, ends, order)

@@ -83,9 +83,17 @@ def split_curve(args: str, first_line: int, offset: int) -> CurveArguments:
     number from 0: an error under it otherwise."""
     words = [(m.group(), m.start()) for m in re.finditer(r"\S+", args)]
     numbers = _number_tail(args, words)
-    if not _parses(args[: words[len(words) - numbers][1]] if numbers else args):
-        numbers = next((n for n in range(min(3, len(words) - 1) + 1)
-                        if _parses(args[: words[len(words) - n][1]] if n else args)), numbers)
+
+    def head(n: int) -> str:
+        return args[: words[len(words) - n][1]] if n else args
+
+    if not _parses(head(numbers)):
+        # the most trailing words that make a whole A B [N] (-1 a, -1 a 1), else
+        # the fewest that leave a statement list (so that N's error is shown)
+        fit = [n for n in range(min(3, len(words) - 1), 0, -1)
+               if _parses(head(n)) and _fits(words[len(words) - n:])]
+        numbers = fit[0] if fit else next(
+            (n for n in range(min(3, len(words) - 1) + 1) if _parses(head(n))), numbers)
     tail = words[len(words) - numbers:] if numbers else []
     expr = args[: tail[0][1]].rstrip() if tail else args
     ends, columns, order = ["-5", "5"], [], 0
@@ -103,6 +111,14 @@ def split_curve(args: str, first_line: int, offset: int) -> CurveArguments:
             raise UsageError(f"a curve draws derivatives to order {MAX_CURVE_ORDER} at most; "
                              f"got {order}").at(*where)
     return CurveArguments(expr, ends, columns, order)
+
+
+def _fits(tail: list[tuple[str, int]]) -> bool:
+    """Whether ``tail`` reads as N, A B or A B N: ends that parse, a whole N."""
+    ends = tail[:2] if len(tail) > 1 else []
+    whole = len(tail) != 2
+    return all(_parses(word) for word, _ in ends) and (
+        not whole or _WHOLE.fullmatch(tail[-1][0]) is not None)
 
 
 def _parses(text: str) -> bool:
