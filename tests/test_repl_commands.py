@@ -130,6 +130,9 @@ def test_a_variable_without_a_value_is_offered_as_the_one_of_formulas(tmp_path) 
     done = s.run("sin(x)*y", EvalOptions(order=1, wrt="x"))[0]
     assert done.formula_dict()["derivative_formulas"] == ["2*cos(x)"]
     assert "--wrt" not in s.run("sin(x)*y")[0].error.message  # no derivative asked
+    # --check and --series want numbers: no formulas to offer
+    for options in (EvalOptions(order=1, check=True), EvalOptions(order=1, series=2)):
+        assert "--wrt" not in s.run("sin(x)*y", options)[0].error.message
     done = _repl("y = 2\n:d sin(x)*y\n:d 1 y^2 wrt z\n", tmp_path)
     err_lines = [line for line in done.stderr.splitlines() if line.startswith("error")]
     assert err_lines[0].startswith("error: unknown name 'x'; it has no value: assign one first: "

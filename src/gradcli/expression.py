@@ -84,6 +84,7 @@ def evaluate_expression(session: Session, node: Any, options: EvalOptions, res: 
             y = ev.eval(node)
         except UnknownNameError as err:
             if options.order and options.wrt is None and not options.grad \
+                    and not options.check and options.series is None \
                     and err.template and "{value}" in err.template \
                     and err.hint_name in free_names(node):
                 # sin(x)*y with y bound: x may be a typo, or the variable of formulas
