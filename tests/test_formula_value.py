@@ -132,3 +132,13 @@ def test_order_0_elsewhere_stays_as_it_was() -> None:
     repl = subprocess.run([PYTHON, "-m", "gradcli", "repl"], input=":d 0 x^2 + 1\n",
                           capture_output=True, text=True, timeout=60)
     assert repl.returncode == 0 and repl.stdout.splitlines() == ["x^2 + 1"]
+
+
+def test_formula_of_a_variable_with_no_value_is_the_answer() -> None:
+    # sin(x) --formula with x unbound was a name error; --order 0 gave the formula
+    s = Session(words=CLI_WORDS)
+    alone = s.run("sin(x)", EvalOptions(formula=True))[0].to_dict()
+    assert alone == s.run("sin(x)", EvalOptions(order=0))[0].to_dict() == {
+        "input": "sin(x)", "wrt": "x", "formula": "sin(x)"}
+    typo = s.run("x = 1; x + nosuch", EvalOptions(formula=True))[-1]
+    assert typo.error is not None and "nosuch" in typo.error.message

@@ -55,7 +55,7 @@ def applies(session: Session, node: Any, options: EvalOptions) -> bool:
             isinstance(v, ast.Name) and v.id not in session.values for v in node.args[1:])
     if options.grad:
         return _all_unbound(session, node)
-    if options.order is not None:  # --order 0 too: the formula of order 0
+    if options.order is not None or options.formula:  # --order 0, --formula: order 0
         wrt = formula_wrt(session, node, options)
         return wrt is not None and wrt in unbound(session, node)
     return differentiates(node) and bool(unbound(session, node))
@@ -115,10 +115,10 @@ def evaluate_formulas(session: Session, node: Any, options: EvalOptions, res: Re
     res.formulas = [f]
     if options.grad:
         res.gradient_formulas = {n: diff(f, n) for n in unbound(session, node)}
-    if options.order is not None:
+    if options.order is not None or options.formula:
         wrt = formula_wrt(session, node, options)
         res.wrt = wrt
-        res.formulas = [f, *derivatives(f, wrt, options.order)]
+        res.formulas = [f, *derivatives(f, wrt, options.order or 0)]
 
 
 def add_formulas(session: Session, node: Any, options: EvalOptions, res: Result) -> None:
