@@ -227,3 +227,20 @@ def test_a_wrong_gradient_is_caught_by_the_gradient_check() -> None:
     right = np.cos(a) * np.sum(a) + np.sum(np.sin(a))
     assert agrees(right, est, err).all()
     assert not agrees(right * (1 + 1e-6), est, err).any()
+
+
+def test_a_gradient_check_past_the_element_cap_samples_and_says_so() -> None:
+    # over 1,000 elements --check compared nothing, silently, and exited 0
+    from gradcli.expression import EvalOptions
+    from gradcli.session import Session
+
+    session = Session()
+    session.run("x = linspace(0, 1, 1001)")
+    res = session.run("sum(x^2)", EvalOptions(check=True))[-1]
+    [entry] = res.check
+    assert entry.ok and entry.est_error < 1e-9
+    estimated = np.isfinite(entry.numerical)
+    assert 990 <= estimated.sum() <= 1000  # evenly spaced, the rest left out
+    np.testing.assert_allclose(entry.numerical[estimated],
+                               2 * np.linspace(0, 1, 1001)[estimated], atol=1e-9)
+    assert any("evenly spaced elements of x's 1,001" in w for w in res.warnings)
