@@ -111,6 +111,7 @@ def test_gradient_check_fails_and_says_where_and_by_how_much() -> None:
     assert "(2,)" in text  # which element
     assert re.search(r"abs error 0\.5\b", text)  # by how much
     assert f"{math.cos(0.3) + 0.5:.6f}"[:6] in text  # the backprop value
+    assert "np.float64" not in text  # plain numbers, not NumPy's reprs
     np.testing.assert_allclose(res.numerical, np.cos(x), rtol=1e-7)
 
 

@@ -106,8 +106,8 @@ class CheckResult(Record):
             return f"gradient check passed (max abs error {self.max_abs_error:.3g})"
         i = self.worst_index
         return (
-            f"gradient check failed at index {i}: backprop {self.analytic[i]!r}, "
-            f"central difference {self.numerical[i]!r} "
+            f"gradient check failed at index {i}: backprop {float(self.analytic[i])!r}, "
+            f"central difference {float(self.numerical[i])!r} "
             f"(abs error {self.max_abs_error:.3g})"
         )
 
