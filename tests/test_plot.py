@@ -288,3 +288,19 @@ def test_a_derivative_written_in_the_expression_is_drawn_by_its_variable_itself(
     # x*y is x (it was 2x when x stood for both)
     session.run("y = 3")
     assert float(session.run("diff(x*y, y, 1, x)")[0].value) == 2.0
+
+
+def test_a_shape_error_from_a_stand_in_names_the_name_without_a_value() -> None:
+    # plot "A @ x" with A unbound said only "'@' needs arrays, got shapes () and (2,)"
+    from gradcli.cli.words import CLI_WORDS
+    from gradcli.errors import ShapeError
+    from gradcli.graphs import graph
+    from gradcli.session import Session
+
+    s = Session(words=CLI_WORDS)
+    s.run("x = [1, 2]")
+    with pytest.raises(ShapeError) as err:
+        graph(s, "A @ x", stand_ins=True)
+    assert err.value.message.startswith("A had no value, so a number stood in for it: '@'")
+    s.run("A = [[1, 2], [3, 4]]")
+    assert graph(s, "A @ x", stand_ins=True).nodes == 4

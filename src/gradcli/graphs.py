@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 from .core.derivatives import nested_derivative
 from .core.dot import count_nodes, get_dot_graph
 from .core.fpe import capture_fp_errors
-from .errors import GradcliError, LimitError, UsageError
+from .errors import GradcliError, LimitError, ShapeError, UsageError
 from .expression import EvalOptions, default_wrt, leaf_to_differentiate, order_limit
 from .lang import ast
 from .lang.ast import free_names
@@ -85,7 +85,14 @@ def _graph(session: Session, text: str, order: int, wrt: str | None,
                 node.line, node.column)
         x = leaf_to_differentiate(session, ev, wrt)
     with capture_fp_errors() as fp_messages:
-        y = ev.eval(node)
+        try:
+            y = ev.eval(node)
+        except ShapeError as err:  # A @ x with A unbound: the stand-in is a number
+            if not unbound:
+                raise
+            names = ", ".join(sorted(unbound))
+            raise err.prepend(f"{names} had no value, so a number stood in for "
+                              f"{'it' if len(unbound) == 1 else 'each'}: ") from None
         # The output is "y" unless the user has a variable of that name.
         out = "out" if "y" in free_names(node) else "y"
         y.name = y.name or out
