@@ -879,3 +879,15 @@ def test_the_cauchy_product_for_cupy_sums_its_own_products(da, db, m):
     got = T.series._cauchy(a, b, m)
     assert got.shape == want.shape == (m,)
     np.testing.assert_allclose(got, want, rtol=1e-14, atol=0)
+
+
+def test_the_entry_points_return_arrays_only() -> None:
+    # taylor_coefficients gave [array(0.76), np.float64(2.37), ...], a mixed list
+    from gradcli.core.taylor import taylor_coefficients, taylor_derivatives
+
+    for value in (np.array(0.7), np.array([0.1, 0.2])):
+        x = Variable(value)
+        y = F.sin(x) * F.exp(x)
+        for got in (taylor_coefficients(y, x, 3), taylor_derivatives(y, x, 3)):
+            assert [type(c) for c in got] == [np.ndarray] * 4
+            assert all(c.shape == value.shape for c in got)

@@ -148,9 +148,7 @@ def taylor_coefficients(y: Variable, x: Variable, order: int) -> list[Any] | Non
     entire functions underflow to 0 somewhere past order 170.
     """
     got = _coefficients(y, x, order)
-    if got is None:
-        return None
-    return [got[0], *got[1]]
+    return None if got is None else _arrays(got)
 
 
 def _check_order(order: int) -> None:
@@ -181,9 +179,13 @@ def taylor_derivatives(y: Variable, x: Variable, order: int) -> list[Any] | None
     """
     _check_order(order)
     got = _coefficients(y, x, order, derivatives=True)
-    if got is None:
-        return None
-    return [got[0], *got[1]]
+    return None if got is None else _arrays(got)
+
+
+def _arrays(got: tuple[Any, list[Any]]) -> list[Any]:
+    """The value and the rows as one list of arrays (a row may be a NumPy scalar)."""
+    xp = get_array_module(got[0])
+    return [got[0], *(xp.asarray(row) for row in got[1])]
 
 
 def taylor_derivatives_at(y: Variable, x: Variable, values: Any,
