@@ -198,3 +198,23 @@ def test_cli_series_prints_the_limit_series() -> None:
     proc = _cli("eval", "(1-cos(x))/x^2", "--at", "x=0", "--series", "4", "--format", "json")
     series = json.loads(proc.stdout)["series"]
     assert series == pytest.approx(_sympy_coefficients((1 - sympy.cos(X)) / X**2, 4), abs=1e-15)
+
+
+@pytest.mark.parametrize("text", ["abs(x)/x", "abs(x)^2/x", "x/abs(x)", "abs(sin(x))/sin(x)"])
+def test_a_quotient_through_abs_at_its_kink_takes_no_limit(text: str) -> None:
+    # abs(x)/x at 0 gave 0, 0, 0 by Taylor mode (|x|'s "series" there is sign(0)
+    # = 0's) where sign(x) has no limit, and backprop gave nan
+    for method in ("taylor", "backprop"):
+        s = Session(method=method)
+        s.run("x = 0")
+        res = s.run(text, EvalOptions(order=2))[0]
+        assert np.isnan(res.value) and all(np.isnan(d) for d in res.derivatives), (method, res)
+        assert any("0/0" in w for w in res.warnings)
+
+
+def test_a_removable_singularity_beside_abs_keeps_its_limit() -> None:
+    s = Session()
+    s.run("x = 0")
+    res = s.run("abs(x) + sin(x)/x", EvalOptions(order=2))[0]
+    assert float(res.value) == 1.0
+    assert [float(d) for d in res.derivatives] == pytest.approx([0.0, -1 / 3])

@@ -46,7 +46,11 @@ def _coefficients(y: Variable, x: Variable, order: int,
             value = v
         return coef
 
-    coef = _scaled(run, order, derivatives)
+    singular.NO_LIMIT.update(singular.kinks(plan.steps))
+    try:
+        coef = _scaled(run, order, derivatives)
+    finally:
+        singular.NO_LIMIT.clear()
     return (None if coef is None else value), coef
 
 
