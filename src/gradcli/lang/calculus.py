@@ -53,6 +53,9 @@ class Calculus:
     def leaf(self, name: str) -> Variable | None:  # the Evaluator's
         raise NotImplementedError
 
+    def binding(self, name: str) -> tuple[dict[str, Variable], bool] | None:  # the Evaluator's
+        raise NotImplementedError
+
     def call_defined(self, definition: Definition, args: list[Variable],
                      node: Any) -> Variable:  # the Evaluator's
         raise NotImplementedError
@@ -119,21 +122,10 @@ class Calculus:
             # a parameter is a node apart from the argument it is bound to, or
             # whatever else reads that argument would move with it: g(t) =
             # diff(t*x, t) gave 2x for g(x), and k(t, s) = diff(t*s, t) 2t for k(t, t)
-            point = self._point(found, var.id, own=not self._parameter(var.id))
+            bound = self.binding(var.id)
+            point = self._point(found, var.id, own=bound is None or not bound[1])
         self._value_not_formula(args[0], var.id)
         return self.differentiate(args[0], var.id, point, order, node)
-
-    def _parameter(self, name: str) -> bool:
-        """Whether ``name``, read here, is a parameter of the function being called."""
-        seen_function = False
-        for names, is_function in reversed(self.layers):
-            if is_function:
-                if seen_function:
-                    continue  # as Evaluator.leaf: a caller's parameters are not seen
-                seen_function = True
-            if name in names:
-                return is_function
-        return False
 
     def _value_not_formula(self, body: Any, var: str) -> None:
         """A note for diff(y, x) where y was assigned from x (y = x^2): y holds

@@ -132,8 +132,8 @@ class Evaluator(Calculus):
 
     # --- names -----------------------------------------------------------------
 
-    def leaf(self, name: str) -> Variable | None:
-        """The Variable ``name`` means here, or None if it has no value."""
+    def binding(self, name: str) -> tuple[dict[str, Variable], bool] | None:
+        """(the layer binding ``name`` here, whether it is a call's parameters), or None."""
         seen_function = False
         for names, is_function in reversed(self.layers):
             if is_function:
@@ -141,7 +141,14 @@ class Evaluator(Calculus):
                     continue  # a caller's parameters are not visible to the callee
                 seen_function = True
             if name in names:
-                return names[name]
+                return names, is_function
+        return None
+
+    def leaf(self, name: str) -> Variable | None:
+        """The Variable ``name`` means here, or None if it has no value."""
+        bound = self.binding(name)
+        if bound is not None:
+            return bound[0][name]
         value = self.values.get(name)
         if value is not None:
             v = (Constant if name in self.constants else Variable)(value, name=name)
