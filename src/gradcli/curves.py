@@ -346,12 +346,12 @@ def one_line_of(text: str) -> str:
     return " ".join(text.split())
 
 
-def run_setup(session: Session, item: Drawn) -> None:
-    """Run ``item``'s assignments and definitions in ``session``; the first
-    failure is raised (positioned within ``item.text``)."""
+def run_setup(session: Session, setup: list[Any]) -> None:
+    """Run the assignments and definitions ``setup`` (lang.parser.Statements) in
+    ``session``; the first failure is raised (positioned within their text)."""
     from .session import EvalOptions
 
-    for st in item.setup:
+    for st in setup:
         done = session.run_statement(st, EvalOptions())
         if done.error is not None:
             raise done.error

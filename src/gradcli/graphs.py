@@ -11,8 +11,9 @@ from typing import TYPE_CHECKING
 from .core.derivatives import nested_derivative
 from .core.dot import count_nodes, get_dot_graph
 from .core.fpe import capture_fp_errors
+from .curves import run_setup
 from .errors import GradcliError, LimitError, ShapeError, UsageError
-from .expression import EvalOptions, default_wrt, leaf_to_differentiate, order_limit
+from .expression import default_wrt, leaf_to_differentiate, order_limit
 from .lang import ast
 from .lang.ast import free_names
 from .lang.evaluate import CONSTANTS, Evaluator
@@ -64,10 +65,7 @@ def _graph(session: Session, text: str, order: int, wrt: str | None,
         raise UsageError("plot draws an expression; for the graph of a gradient, "
                          "plot the expression with an order of 1 and the variable")
     order_limit("order", order)
-    for st in setup:  # f(t) = ... before the expression that calls it
-        done = session.run_statement(st, EvalOptions())
-        if done.error is not None:
-            raise done.error
+    run_setup(session, setup)  # f(t) = ... before the expression that calls it
     unbound = {} if verbose or not stand_ins else {
         name: session.xp.asarray(0.5, dtype=session.dtype_type)
         for name in free_names(node, session.functions)

@@ -91,7 +91,7 @@ def run_curve(args: Any, after_dashes: list[str]) -> int:
         # each argument's assignments and definitions run just before its expression
         item = items[len(current)]
         current.append(item)
-        run_setup(session, item)
+        run_setup(session, item.setup)
         _uses(session, item, var)
         try:
             return evaluate_expr(expr, name, grid, order)

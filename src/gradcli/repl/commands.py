@@ -293,7 +293,7 @@ class Shell:
             var = default_wrt(session, item.expr.node)
             if var is not None:  # checked before the assignments run
                 not_assigned(item, var)
-            run_setup(session, item)
+            run_setup(session, item.setup)
             var = var or default_wrt(session, item.expr.node) or "x"
             try:
                 a, b = over_range(var, ":".join(parts.ends),
