@@ -203,10 +203,13 @@ def _latex_number(n: Num) -> str:
     text = number_text(Num(abs(v), n.decimal))
     if "/" in text:
         text = rf"\frac{{{v.numerator.__abs__()}}}{{{v.denominator}}}"
-    elif "e" in text:
-        m, _, ex = text.partition("e")
-        text = rf"{m} \cdot 10^{{{int(ex)}}}"
-    return ("-" if v < 0 else "") + text
+    return ("-" if v < 0 else "") + scientific_latex(text)
+
+
+def scientific_latex(text: str) -> str:
+    """A number written ``1.5e-10`` as LaTeX, ``1.5 \\cdot 10^{-10}``; others as given."""
+    mantissa, e, exponent = text.partition("e")
+    return rf"{mantissa} \cdot 10^{{{int(exponent)}}}" if e else text
 
 
 def _latex(x: Expr) -> tuple[str, int]:
@@ -274,4 +277,4 @@ def _latex_product(x: Expr) -> tuple[str, int]:
     return text, _MUL
 
 
-__all__ = ["decimal_text", "latex", "number_text", "plain"]
+__all__ = ["decimal_text", "latex", "number_text", "plain", "scientific_latex"]

@@ -150,10 +150,11 @@ def series_text(coefficients: Sequence[float], var: str = "x",
 
 def _latex_number(text: str) -> str:
     """A number as the plain format writes it, in LaTeX: 1.5 \\cdot 10^{-10}."""
+    from .printing import scientific_latex
+
     if text in ("inf", "nan"):
         return r"\infty" if text == "inf" else r"\mathrm{NaN}"
-    mantissa, e, exponent = text.partition("e")
-    return rf"{mantissa} \cdot 10^{{{int(exponent)}}}" if e else text
+    return scientific_latex(text)
 
 
 def _base_latex(var: str, point: str | float | None) -> str:
