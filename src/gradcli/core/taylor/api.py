@@ -13,11 +13,12 @@ from ..graph import Variable
 from ..running import operation
 from . import budget, singular
 from .blocks import _blockwise, _coefficients_blockwise, blockwise
+from .inverse import abs_rule
 from .replay import _elementwise, _Plan, _plan, _replay
 from .rows import _col, _dtype, _lift, _py_array, _Redo
 from .scaling import MAX_ORDER, _derivative_factors, _scaled
 from .series import _UNKNOWN
-from .structural import _sum_to_rows
+from .structural import _div_rule, _sum_to_rows
 
 
 def _coefficients(y: Variable, x: Variable, order: int,
@@ -46,12 +47,27 @@ def _coefficients(y: Variable, x: Variable, order: int,
             value = v
         return coef
 
-    singular.NO_LIMIT.update(singular.kinks(plan.steps))
+    singular.NO_LIMIT.update(_kinks(plan))
     try:
         coef = _scaled(run, order, derivatives)
     finally:
         singular.NO_LIMIT.clear()
     return (None if coef is None else value), coef
+
+
+def _kinks(plan: _Plan) -> set[int]:
+    """The quotients of ``plan`` whose numerator or denominator goes through abs
+    where its argument is 0 (see singular.NO_LIMIT)."""
+    kinked: set[int] = set()
+    out: set[int] = set()
+    for _label, f, rule, erule, _lifted, ins, at in plan.steps:
+        if any(i in kinked for i in ins):
+            kinked.add(at)
+            if rule is _div_rule:
+                out.add(id(f))
+        elif erule is abs_rule and bool((f.inputs[0].data == 0).any()):
+            kinked.add(at)
+    return out
 
 
 MAX_SHIFT = 128

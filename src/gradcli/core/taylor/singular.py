@@ -56,21 +56,6 @@ limit: a series through abs at its kink (|x| at 0, whose "series" 0 is sign(0)
 = 0's, no Taylor series) proves nothing about a 0/0 (abs(x)/x at 0 has no limit)."""
 
 
-def kinks(steps: list[tuple[Any, ...]]) -> set[int]:
-    """The quotients of a replay plan's ``steps`` whose numerator or denominator
-    goes through abs where its argument is 0 (see NO_LIMIT)."""
-    kinked: set[int] = set()
-    out: set[int] = set()
-    for label, f, *_, ins, at in steps:
-        if any(i in kinked for i in ins):
-            kinked.add(at)
-            if label == "'/'":
-                out.add(id(f))
-        elif label == "abs" and bool((f.inputs[0].data == 0).any()):
-            kinked.add(at)
-    return out
-
-
 def vanishing(a0: Any, b0: Any) -> Any:
     """Where numerator and denominator are both 0 (None where nowhere)."""
     zero = b0 == 0
