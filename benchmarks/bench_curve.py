@@ -38,7 +38,7 @@ EXPR = "exp(sin(x))*log(1+x^2)"
 ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
 DRIVER = """
 import sys
-from gradcli.curves import sample_curves, session_evaluator
+from gradcli.session.curves import sample_curves, session_evaluator
 from gradcli.render.curve import curve_format, write_curve
 from gradcli.session import Session
 expr, a, b, order, points, path = sys.argv[1:7]
@@ -85,9 +85,9 @@ def matplotlib_import_ms(cmd: list[str]) -> float:
 
 def phases(points: int, path: str) -> dict[str, float]:
     """In this process (imports done first): sampling, the figure, the file."""
-    from gradcli.curves import sample_curves, session_evaluator
     from gradcli.render import curve
     from gradcli.session import Session
+    from gradcli.session.curves import sample_curves, session_evaluator
 
     curve.figure(sample_curves(session_evaluator(Session()), ["x"], "x", 0, 1, 10, 0))
     t0 = time.perf_counter()

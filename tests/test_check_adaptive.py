@@ -201,8 +201,8 @@ def test_exp_at_700_passes_end_to_end() -> None:
 
 
 def test_the_session_check_at_extreme_points() -> None:
-    from gradcli.expression import EvalOptions
     from gradcli.session import Session
+    from gradcli.session.expression import EvalOptions
 
     for text, at in (("x^10", "x = 1000"), ("1/x", "x = 1e-5"), ("log(x)", "x = 1e-8"),
                      ("sqrt(x)", "x = 1e10"), ("tanh(x)", "x = 15"), ("exp(x)", "x = 700"),
@@ -219,7 +219,7 @@ def test_the_session_check_at_extreme_points() -> None:
 
 
 def test_a_wrong_gradient_is_caught_by_the_gradient_check() -> None:
-    from gradcli.checking import numerical_gradient
+    from gradcli.session.checking import numerical_gradient
 
     f = lambda p: np.sin(p) * np.sum(p)  # noqa: E731
     a = np.array([0.3, 0.9, 1.4])
@@ -231,8 +231,8 @@ def test_a_wrong_gradient_is_caught_by_the_gradient_check() -> None:
 
 def test_a_gradient_check_past_the_element_cap_samples_and_says_so() -> None:
     # over 1,000 elements --check compared nothing, silently, and exited 0
-    from gradcli.expression import EvalOptions
     from gradcli.session import Session
+    from gradcli.session.expression import EvalOptions
 
     session = Session()
     session.run("x = linspace(0, 1, 1001)")

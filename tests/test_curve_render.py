@@ -12,10 +12,10 @@ import numpy as np
 import pytest
 
 from gradcli import atomic
-from gradcli.curves import sample_curves, session_evaluator
 from gradcli.errors import ExitStatus, GradcliError
 from gradcli.render import curve as render
 from gradcli.session import Session
+from gradcli.session.curves import sample_curves, session_evaluator
 
 
 def data_of(exprs, a, b, points=400, order=0):
@@ -172,7 +172,7 @@ def _modules_after(code: str) -> set[str]:
 
 def test_matplotlib_is_imported_only_to_draw_a_figure():
     loaded = _modules_after(
-        "import gradcli.render.curve, gradcli.render.termplot, gradcli.curves, "
+        "import gradcli.render.curve, gradcli.render.termplot, gradcli.session.curves, "
         "gradcli.render.csv, gradcli.render.json, gradcli.lang.ranges, gradcli.atomic")
     assert "matplotlib" not in loaded and "uniplot" not in loaded and "PIL" not in loaded
     loaded = _modules_after(

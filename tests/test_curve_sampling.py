@@ -9,7 +9,9 @@ import numpy as np
 import pytest
 import sympy as sp
 
-from gradcli.curves import (
+from gradcli.errors import GradcliError, UnknownNameError, UsageError
+from gradcli.session import Session
+from gradcli.session.curves import (
     cut_gaps,
     decimate,
     label,
@@ -17,8 +19,6 @@ from gradcli.curves import (
     sample_curves,
     session_evaluator,
 )
-from gradcli.errors import GradcliError, UnknownNameError, UsageError
-from gradcli.session import Session
 
 
 def curves(exprs, a, b, points=400, order=0, session=None):

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from gradcli.cli.main import run_command
-from gradcli.curves import Curves
+from gradcli.session.curves import Curves
 
 PYTHON = sys.executable
 
@@ -164,9 +164,9 @@ def _box_characters(text: str) -> set[str]:
 
 
 def test_piped_repl_curve_has_no_box_characters(tmp_path) -> None:
-    from gradcli.curves import sample_curves, session_evaluator
     from gradcli.render.termplot import render_terminal
     from gradcli.session import Session
+    from gradcli.session.curves import sample_curves, session_evaluator
 
     done = _repl(":curve x^2 -2 2\n", tmp_path)
     assert done.returncode == 0 and _box_characters(done.stdout) == set()

@@ -10,10 +10,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from gradcli.curves import sample_curves, session_evaluator
 from gradcli.render import termplot
 from gradcli.render.termplot import render_terminal, terminal_size
 from gradcli.session import Session
+from gradcli.session.curves import sample_curves, session_evaluator
 
 EXPECTED = Path(__file__).resolve().parent / "data" / "curve_sin_60x16.txt"
 ANSI = re.compile(r"\x1b\[[0-9;]*m")

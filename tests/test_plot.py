@@ -14,9 +14,9 @@ import sys
 import pytest
 
 from gradcli.errors import GradcliError, LimitError, ToolMissingError, UsageError
-from gradcli.graphs import GraphResult, graph
 from gradcli.render.graph import LARGE_GRAPH, RENDER_LIMIT, write_graph
 from gradcli.session import Session
+from gradcli.session.graphs import GraphResult, graph
 
 EXPR = "x**4 - 2*x**2"
 NODE = re.compile(r"^([vf]\d+) \[label=\"([^\"]*)\"", re.M)
@@ -294,8 +294,8 @@ def test_a_shape_error_from_a_stand_in_names_the_name_without_a_value() -> None:
     # plot "A @ x" with A unbound said only "'@' needs arrays, got shapes () and (2,)"
     from gradcli.cli.words import CLI_WORDS
     from gradcli.errors import ShapeError
-    from gradcli.graphs import graph
     from gradcli.session import Session
+    from gradcli.session.graphs import graph
 
     s = Session(words=CLI_WORDS)
     s.run("x = [1, 2]")

@@ -10,8 +10,8 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from gradcli.graphs import graph
 from gradcli.session import Session
+from gradcli.session.graphs import graph
 
 PYTHON = sys.executable
 
@@ -72,8 +72,8 @@ def test_a_graph_needs_no_values_unless_it_shows_them(tmp_path) -> None:
 
 
 def test_curve_draws_with_the_sessions_functions_in_the_terminal(tmp_path) -> None:
-    from gradcli.curves import DEFAULT_POINTS, sample_curves, session_evaluator
     from gradcli.render.termplot import render_terminal
+    from gradcli.session.curves import DEFAULT_POINTS, sample_curves, session_evaluator
 
     done = _repl("f(t) = t^3 - t\nx = 7\n:curve f(x) 0 3 2\nx\n:curve x^2 + 1\n"
                  ":curve nosuch(x) 0 1\n:curve sin(x) 1 0\n", tmp_path)

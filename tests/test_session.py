@@ -8,12 +8,12 @@ import math
 import numpy as np
 import pytest
 
-from gradcli import expression
+from gradcli.session import expression
 from gradcli.cli.words import CLI_WORDS
 from gradcli.core.registry import REGISTRY
 from gradcli.errors import LimitError
-from gradcli.graphs import graph
 from gradcli.session import EvalOptions, Session
+from gradcli.session.graphs import graph
 
 
 def _last(text: str, method: str = "auto", **options: object):

@@ -93,7 +93,7 @@ def test_over_takes_two_ends():
 
 
 def test_session_number_sees_the_sessions_names_and_binds_nothing():
-    from gradcli.curves import session_number
+    from gradcli.session.curves import session_number
 
     s = Session()
     s.run("a = 3; f(t) = 2t")

@@ -123,8 +123,8 @@ def bind_all_at(session: Any, bindings: list[tuple[str, str]], output: Output) -
         try:
             points = None
             if ":" in value:  # maybe a range, x=0:1:0.25
-                from ..curves import session_number
                 from ..lang.ranges import at_range
+                from ..session.curves import session_number
 
                 points = at_range(name, value, session_number(session))
             if points is None:
@@ -145,9 +145,9 @@ def bind_all_at(session: Any, bindings: list[tuple[str, str]], output: Output) -
 def run_plot(args: Any) -> int:
     """``gradcli plot``: the graph of ``args.expr`` written to ``args.output``."""
     from ..errors import GradcliError
-    from ..graphs import graph as draw
     from ..render.plain import RenderOptions
     from ..session import Session
+    from ..session.graphs import graph as draw
 
     expr, path = args.expr, args.output
     out = Output("plain", RenderOptions(), "auto", line_hints=False)

@@ -23,7 +23,12 @@ MANY = "give each expression its own EXPR argument, as in: gradcli curve 'sin(x)
 
 def run_curve(args: Any, after_dashes: list[str]) -> int:
     """``gradcli curve`` with parsed ``args``; the exit status."""
-    from ..curves import (
+    from ..errors import GradcliError
+    from ..lang.names import NAME
+    from ..lang.ranges import over_range
+    from ..render.plain import RenderOptions
+    from ..session import Session
+    from ..session.curves import (
         Drawn,
         drawn,
         in_text,
@@ -33,11 +38,6 @@ def run_curve(args: Any, after_dashes: list[str]) -> int:
         session_evaluator,
         session_number,
     )
-    from ..errors import GradcliError
-    from ..lang.names import NAME
-    from ..lang.ranges import over_range
-    from ..render.plain import RenderOptions
-    from ..session import Session
 
     exprs = [*args.exprs, *after_dashes]
     if not exprs:
@@ -132,7 +132,7 @@ def _uses(session: Any, item: Any, var: str) -> None:
     """A UsageError for an expression that reads a variable with no value but
     not the curve's own (sin(y) over the default x): --over names it."""
     from ..errors import UsageError
-    from ..formulas import unbound
+    from ..session.formulas import unbound
 
     names = unbound(session, item.expr.node)
     if names and var not in names:

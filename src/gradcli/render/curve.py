@@ -20,8 +20,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..atomic import replacing
-from ..curves import Curves, decimate
 from ..errors import ToolMissingError, UsageError
+from ..session.curves import Curves, decimate
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure

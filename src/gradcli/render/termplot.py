@@ -21,8 +21,8 @@ from typing import TextIO
 
 import numpy as np
 
-from ..curves import Curves, decimate
 from ..errors import GradcliError
+from ..session.curves import Curves, decimate
 from .curve import y_limits
 
 COLOURS = ("blue", "red", "green", "yellow", "magenta", "cyan")

@@ -49,7 +49,7 @@ def split_order(args: str, default: int, first_line: int = 1,
     if not (value >= 0 and value.is_integer()):
         raise UsageError(f"the order must be a whole number from 0, not {m.group(1)}").at(
             first_line, offset + 1)
-    from ..variables import order_limit  # loaded with the session
+    from ..session.variables import order_limit  # loaded with the session
 
     try:
         order_limit("order", int(value))

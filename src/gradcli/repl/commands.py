@@ -82,7 +82,7 @@ class Shell:
 
     def _prime_formula(self, name: str, order: int, line: int) -> bool:
         """``f'`` alone: ``f'(x) = 4*x^3 - 4*x`` for a function of one variable."""
-        from ..formulas import prime_formula
+        from ..session.formulas import prime_formula
 
         text = prime_formula(self.session, name, order)
         if text is None:
@@ -187,7 +187,7 @@ class Shell:
     def cmd_funcs(self, args: str, text: str, first_line: int, offset: int) -> None:
         defs = sorted(self.session.functions.values(), key=lambda d: d.name)
         if defs:
-            from ..formulas import definition_text
+            from ..session.formulas import definition_text
 
             self.display.functions([(d.signature, definition_text(self.session, d) or
                                      one_line(body_of(d.source))) for d in defs])
@@ -251,7 +251,7 @@ class Shell:
         order, expr, skip = split_order(spec, 0, first_line, offset)
         graph_format(path)  # a bad extension fails before any work
         session = self.session
-        from ..graphs import graph  # loaded with the session
+        from ..session.graphs import graph  # loaded with the session
 
         try:
             g = graph(session, expr, order=order)
@@ -270,7 +270,8 @@ class Shell:
                 self.display.info(line)
 
     def cmd_curve(self, args: str, text: str, first_line: int, offset: int) -> None:
-        from ..curves import (
+        from ..lang.ranges import over_range
+        from ..session.curves import (
             DEFAULT_POINTS,
             drawn,
             in_text,
@@ -280,8 +281,7 @@ class Shell:
             session_evaluator,
             session_number,
         )
-        from ..lang.ranges import over_range
-        from ..variables import default_wrt
+        from ..session.variables import default_wrt
 
         parts = split_curve(args, first_line, offset)
         if not parts.expr.strip():

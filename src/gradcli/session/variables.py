@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from .errors import LimitError, UsageError
-from .lang.ast import free_names
-from .lang.evaluate import CONSTANTS, MAX_ORDER
+from ..errors import LimitError, UsageError
+from ..lang.ast import free_names
+from ..lang.evaluate import CONSTANTS, MAX_ORDER
 
 if TYPE_CHECKING:
     from .session import Session

@@ -16,12 +16,11 @@ from typing import Any
 
 import numpy as np
 
-from . import shadow
-from .core.backend import as_numpy, xp_for
-from .core.fpe import capture_fp_errors
-from .core.graph import Constant, Variable
-from .core.method import METHODS, Derivatives, Note
-from .errors import (
+from ..core.backend import as_numpy, xp_for
+from ..core.fpe import capture_fp_errors
+from ..core.graph import Constant, Variable
+from ..core.method import METHODS, Derivatives, Note
+from ..errors import (
     GradcliError,
     LimitError,
     MathError,
@@ -29,14 +28,15 @@ from .errors import (
     UsageError,
     worded,
 )
+from ..lang import ast
+from ..lang.evaluate import Definition, Evaluator
+from ..lang.names import is_name
+from ..lang.namespace import BUILTIN, CONSTANT, SPECIAL, Namespace, is_builtin
+from ..lang.parser import BadStatement, Statement, parse, parse_each
+from ..results import Result
+from . import shadow
 from .expression import EvalOptions, check_bindable, evaluate_expression, gradient_statement
 from .formulas import applies
-from .lang import ast
-from .lang.evaluate import Definition, Evaluator
-from .lang.names import is_name
-from .lang.namespace import BUILTIN, CONSTANT, SPECIAL, Namespace, is_builtin
-from .lang.parser import BadStatement, Statement, parse, parse_each
-from .results import Result
 from .variables import order_limit
 
 DTYPES = {"float64": np.float64, "float32": np.float32}

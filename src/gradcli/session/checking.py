@@ -15,11 +15,11 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .core.backend import as_numpy
-from .core.check import agrees, ridders
-from .core.graph import Variable, no_grad
-from .lang.evaluate import Evaluator
-from .results import CheckEntry
+from ..core.backend import as_numpy
+from ..core.check import agrees, ridders
+from ..core.graph import Variable, no_grad
+from ..lang.evaluate import Evaluator
+from ..results import CheckEntry
 
 if TYPE_CHECKING:
     from .session import Session

@@ -13,10 +13,10 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .core.backend import as_numpy
-from .core.fpe import INF_RESULT, NAN_RESULT, capture_fp_errors
-from .errors import GradcliError
-from .results import Result
+from ..core.backend import as_numpy
+from ..core.fpe import INF_RESULT, NAN_RESULT, capture_fp_errors
+from ..errors import GradcliError
+from ..results import Result
 
 if TYPE_CHECKING:
     from .session import Session

@@ -15,14 +15,14 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .errors import UsageError
-from .lang import ast
-from .lang.ast import free_names
-from .lang.evaluate import CONSTANTS
+from ..errors import UsageError
+from ..lang import ast
+from ..lang.ast import free_names
+from ..lang.evaluate import CONSTANTS
 
 if TYPE_CHECKING:
+    from ..results import Result
     from .expression import EvalOptions
-    from .results import Result
     from .session import Session
 
 _DIFFERENTIATING = ("diff", "grad")
@@ -30,7 +30,7 @@ _DIFFERENTIATING = ("diff", "grad")
 
 def unbound(session: Session, node: Any) -> list[str]:
     """The variables ``node`` reads (itself or through its functions) that have no value."""
-    from .lang.namespace import UNKNOWN, Namespace
+    from ..lang.namespace import UNKNOWN, Namespace
 
     names = Namespace(session.values, session.functions)
     return [n for n in free_names(node, session.functions) if names.kind(n) == UNKNOWN]
@@ -82,21 +82,21 @@ def _all_unbound(session: Session, node: Any) -> bool:
 
 def _values(session: Session) -> dict[str, Any]:
     # a bound scalar is its number in the formula; an array cannot be one
-    from .core.backend import as_numpy
+    from ..core.backend import as_numpy
 
     return {k: float(as_numpy(v)) for k, v in session.values.items()
             if np.ndim(v) == 0 and k != "ans"}
 
 
 def formula_of(session: Session, node: Any) -> Any:
-    from .formula import from_ast  # only statements with formulas
+    from ..formula import from_ast  # only statements with formulas
 
     return from_ast(node, session.functions, _values(session))
 
 
 def evaluate_formulas(session: Session, node: Any, options: EvalOptions, res: Result) -> None:
     """Fill ``res`` with the formulas the statement asks for (see the module)."""
-    from .formula import derivatives, diff
+    from ..formula import derivatives, diff
     from .variables import order_limit
 
     order_limit("order", options.order or 0)
@@ -127,8 +127,8 @@ def add_formulas(session: Session, node: Any, options: EvalOptions, res: Result)
     values; without --order, --series or --check the variable is the one they
     would take (--wrt, or the only one), so the value's formula of ``x^3`` at
     x = 2 is ``x^3``, not 8. With --grad, every variable of the gradient."""
-    from .errors import GradcliError
-    from .formula import derivatives, diff, from_ast
+    from ..errors import GradcliError
+    from ..formula import derivatives, diff, from_ast
     from .variables import default_wrt
 
     values = _values(session)
@@ -156,8 +156,8 @@ def add_formulas(session: Session, node: Any, options: EvalOptions, res: Result)
 def prime_formula(session: Session, name: str, order: int) -> str | None:
     """``f'(x) = ...``: the formula of the derivative of a function of one
     variable (defined, or an elementwise built-in); None for any other name."""
-    from .formula import from_ast, plain
-    from .lang.namespace import builtin_function
+    from ..formula import from_ast, plain
+    from ..lang.namespace import builtin_function
 
     definition = session.functions.get(name)
     entry = builtin_function(name)
@@ -167,7 +167,7 @@ def prime_formula(session: Session, name: str, order: int) -> str | None:
         param = "x"
     else:
         return None
-    from .errors import GradcliError
+    from ..errors import GradcliError
 
     values = {k: v for k, v in _values(session).items() if k != param}
     # f'(param) itself: differentiating f(param) by param would also take in
@@ -185,8 +185,8 @@ def prime_formula(session: Session, name: str, order: int) -> str | None:
 def definition_text(session: Session, definition: Any) -> str | None:
     """The body of a definition that takes a derivative (``df(x) = diff(...)``)
     as the formula it is; None for other definitions, or where it has none."""
-    from .errors import GradcliError
-    from .formula import from_ast, plain
+    from ..errors import GradcliError
+    from ..formula import from_ast, plain
 
     if not differentiates(definition.body):
         return None

@@ -8,17 +8,17 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .core.derivatives import nested_derivative
-from .core.dot import count_nodes, get_dot_graph
-from .core.fpe import capture_fp_errors
+from ..core.derivatives import nested_derivative
+from ..core.dot import count_nodes, get_dot_graph
+from ..core.fpe import capture_fp_errors
+from ..errors import GradcliError, LimitError, ShapeError, UsageError
+from ..lang import ast
+from ..lang.ast import free_names
+from ..lang.evaluate import CONSTANTS, Evaluator
+from ..lang.parser import parse
+from ..record import Record
 from .curves import run_setup
-from .errors import GradcliError, LimitError, ShapeError, UsageError
 from .expression import default_wrt, leaf_to_differentiate, order_limit
-from .lang import ast
-from .lang.ast import free_names
-from .lang.evaluate import CONSTANTS, Evaluator
-from .lang.parser import parse
-from .record import Record
 
 if TYPE_CHECKING:
     from .session import Session

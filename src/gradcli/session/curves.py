@@ -27,8 +27,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .errors import LimitError, UsageError
-from .record import Record, factory
+from ..errors import LimitError, UsageError
+from ..record import Record, factory
 
 if TYPE_CHECKING:
     from .session import Session
@@ -90,7 +90,7 @@ def function_name(expr: str, var: str) -> str:
 
 def _users_call(expr: str, var: str) -> str | None:
     """``g`` when ``expr`` is ``g(var)`` and g is no built-in, else None."""
-    from .lang.namespace import is_builtin
+    from ..lang.namespace import is_builtin
 
     head, _, rest = expr.strip().partition("(")
     head = head.strip()
@@ -155,7 +155,7 @@ def sample_curves(evaluate: Evaluate, exprs: Sequence[str], var: str, a: float, 
 
 def _about_nonfinite(message: str) -> bool:
     # nan outside the domain and inf at a pole become gaps: what the curve is for
-    from .core.fpe import INF_RESULT, NAN_RESULT
+    from ..core.fpe import INF_RESULT, NAN_RESULT
 
     return message.endswith((NAN_RESULT, INF_RESULT))
 
@@ -277,7 +277,7 @@ def session_evaluator(session: Session) -> Evaluate:
 
     def evaluate(text: str, var: str, grid: np.ndarray,
                  order: int) -> tuple[list[np.ndarray], list[str]]:
-        from .lang.evaluate import MAX_ORDER
+        from ..lang.evaluate import MAX_ORDER
 
         order = min(order, MAX_ORDER)
         with session.scratch(var, grid):
@@ -314,8 +314,8 @@ def drawn(text: str, example: str, many: str) -> Drawn:
     UsageError at the statement at fault, with ``example`` (the shell's way to
     write a curve with a definition) or, for several expressions, ``many`` (how
     that shell draws several). Parse errors as the parser raises them."""
-    from .lang import ast
-    from .lang.parser import parse
+    from ..lang import ast
+    from ..lang.parser import parse
 
     statements = parse(text)
     exprs = [st for st in statements if not isinstance(st.node, (ast.Assign, ast.Define))]
@@ -333,7 +333,7 @@ def drawn(text: str, example: str, many: str) -> Drawn:
 def not_assigned(item: Drawn, var: str) -> None:
     """A UsageError at the assignment in ``item`` to ``var``, the variable the
     curve gives its values (``x = 2; x^2`` over x would draw a flat 4)."""
-    from .lang import ast
+    from ..lang import ast
 
     for st in item.setup:
         if isinstance(st.node, ast.Assign) and st.node.name == var:

@@ -13,17 +13,17 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .core.backend import as_numpy
-from .core.derivatives import grad as core_grad
-from .core.graph import Constant, Variable
-from .core.method import blockwise, sample
-from .errors import GradcliError, ReservedNameError, UnknownNameError, UsageError
-from .lang.ast import free_names
-from .lang.evaluate import CONSTANT_ALIASES, MAX_ORDER, Evaluator
-from .lang.names import power_meant
-from .lang.namespace import is_builtin
-from .record import Record
-from .results import Result
+from ..core.backend import as_numpy
+from ..core.derivatives import grad as core_grad
+from ..core.graph import Constant, Variable
+from ..core.method import blockwise, sample
+from ..errors import GradcliError, ReservedNameError, UnknownNameError, UsageError
+from ..lang.ast import free_names
+from ..lang.evaluate import CONSTANT_ALIASES, MAX_ORDER, Evaluator
+from ..lang.names import power_meant
+from ..lang.namespace import is_builtin
+from ..record import Record
+from ..results import Result
 from .variables import (
     default_wrt,
     order_limit,
@@ -218,7 +218,7 @@ def _check_series_shape(y: Variable, x: Variable, wrt: str | None) -> None:
         raise UsageError(
             f"a series needs a result of the shape of {wrt} (one value per point); "
             f"this one has shape {tuple(y.shape)} and {wrt} {tuple(x.shape)}")
-    from .core.mixing import mixes_elements
+    from ..core.mixing import mixes_elements
 
     if mixes_elements(y, x):
         raise UsageError(
