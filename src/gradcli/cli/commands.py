@@ -124,9 +124,8 @@ def bind_all_at(session: Any, bindings: list[tuple[str, str]], output: Output) -
             points = None
             if ":" in value:  # maybe a range, x=0:1:0.25
                 from ..lang.ranges import at_range
-                from ..session.curves import session_number
 
-                points = at_range(name, value, session_number(session))
+                points = at_range(name, value, session.number)
             if points is None:
                 session.bind_at(name, value)
             else:  # x=0:1:0.25
@@ -147,7 +146,6 @@ def run_plot(args: Any) -> int:
     from ..errors import GradcliError
     from ..render.plain import RenderOptions
     from ..session import Session
-    from ..session.graphs import graph as draw
 
     expr, path = args.expr, args.output
     out = Output("plain", RenderOptions(), "auto", line_hints=False)
@@ -159,7 +157,7 @@ def run_plot(args: Any) -> int:
     if not bind_all_at(session, [pair for pairs in args.at for pair in pairs], out):
         return out.status
     try:
-        graph = draw(session, expr, args.order, args.wrt, args.verbose, stand_ins=True)
+        graph = session.graph(expr, args.order, args.wrt, args.verbose, stand_ins=True)
         for message in session.pending_warnings():
             out.warning(message)
         from ..render.graph import write_graph

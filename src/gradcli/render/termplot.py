@@ -22,7 +22,7 @@ from typing import TextIO
 import numpy as np
 
 from ..errors import GradcliError
-from ..session.curves import Curves, decimate
+from ..figures import Curves, decimate
 from .curve import y_limits
 
 COLOURS = ("blue", "red", "green", "yellow", "magenta", "cyan")

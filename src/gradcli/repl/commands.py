@@ -251,10 +251,8 @@ class Shell:
         order, expr, skip = split_order(spec, 0, first_line, offset)
         graph_format(path)  # a bad extension fails before any work
         session = self.session
-        from ..session.graphs import graph  # loaded with the session
-
         try:
-            g = graph(session, expr, order=order)
+            g = session.graph(expr, order=order)
         except GradcliError as err:
             if err.line is not None:  # counted from the expression's line: the input's
                 err = copy.copy(err)
@@ -271,17 +269,7 @@ class Shell:
 
     def cmd_curve(self, args: str, text: str, first_line: int, offset: int) -> None:
         from ..lang.ranges import over_range
-        from ..session.curves import (
-            DEFAULT_POINTS,
-            drawn,
-            in_text,
-            not_assigned,
-            run_setup,
-            sample_curves,
-            session_evaluator,
-            session_number,
-        )
-        from ..session.variables import default_wrt
+        from ..session.curves import drawn
 
         parts = split_curve(args, first_line, offset)
         if not parts.expr.strip():
@@ -290,26 +278,13 @@ class Shell:
         try:
             item = drawn(parts.expr, ":curve f(t) = t^3 - t; f(x) 0 2",
                          "draw the others with a :curve each")
-            var = default_wrt(session, item.expr.node)
-            if var is not None:  # checked before the assignments run
-                not_assigned(item, var)
-            run_setup(session, item.setup)
-            var = var or default_wrt(session, item.expr.node) or "x"
+            var, item = session.curve_variable(item)
             try:
                 a, b = over_range(var, ":".join(parts.ends),
-                                  _at_ends(session_number(session), parts.columns))
+                                  _at_ends(session.number, parts.columns))
             except UsageError as err:  # over_range's own (empty, not finite): at A
                 raise err.at(1, parts.columns[0] if parts.columns else None) from None
-            evaluate = session_evaluator(session)
-
-            def positioned(expr: str, name: str, grid: Any, order: int) -> Any:
-                try:
-                    return evaluate(expr, name, grid, order)
-                except GradcliError as err:  # counted in the expression: in the arguments
-                    raise in_text(err, item.expr) from None
-
-            data = sample_curves(positioned, [item.expr.source], var, a, b, DEFAULT_POINTS,
-                                 parts.order)
+            data = session.curve([item], var, a, b, order=parts.order)
         except GradcliError as err:
             if err.line is not None:  # counted in the arguments: in the input's lines
                 err = copy.copy(err)

@@ -17,8 +17,8 @@ from typing import IO, TYPE_CHECKING, Any
 from ..pipes import write_whole
 
 if TYPE_CHECKING:
+    from ..figures import Curves
     from ..results import Result
-    from ..session.curves import Curves
 
 
 def format_value(value: Any, digits: int | None = None) -> str:

@@ -22,7 +22,7 @@ from ..lang.evaluate import Evaluator
 from ..results import CheckEntry
 
 if TYPE_CHECKING:
-    from .session import Session
+    from .context import Context as Session
 
 MAX_CHECK_ELEMENTS = 1000
 

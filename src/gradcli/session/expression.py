@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from ..asked import EvalOptions
 from ..core.backend import as_numpy
 from ..core.derivatives import grad as core_grad
 from ..core.graph import Constant, Variable
@@ -22,7 +23,6 @@ from ..lang.ast import free_names
 from ..lang.evaluate import CONSTANT_ALIASES, MAX_ORDER, Evaluator
 from ..lang.names import power_meant
 from ..lang.namespace import is_builtin
-from ..record import Record
 from ..results import Result
 from .variables import (
     default_wrt,
@@ -32,25 +32,7 @@ from .variables import (
 )
 
 if TYPE_CHECKING:
-    from .session import Session
-
-
-class EvalOptions(Record, mutable=True):
-    """What to compute for each expression statement, beyond its value."""
-
-    wrt: str | None = None
-    # --order N or :d N; None where not asked. 0 is asked: by a variable with no
-    # value it gives the formula of order 0, where no order gives a name error
-    order: int | None = None
-    grad: bool = False
-    check: bool = False
-    series: int | None = None
-    formula: bool = False  # the formulas beside the numbers
-
-    @property
-    def wants_derivatives(self) -> bool:
-        return bool(self.order) or self.check or self.series is not None
-
+    from .context import Context as Session
 
 
 def evaluate_expression(session: Session, node: Any, options: EvalOptions, res: Result) -> None:
