@@ -59,8 +59,9 @@ def run_statements(
 
     if fmt is None:
         fmt = "table" if isatty(sys.stdout) else "plain"
-    opts = RenderOptions(order=order or 0, grad=grad, check=check, series=series, digits=digits,
-                         formula=formula)
+    options = EvalOptions(wrt=wrt, order=order, grad=grad, check=check, series=series,
+                          formula=formula)
+    opts = RenderOptions.of(options, digits)
     output = Output(fmt, opts, colour, line_hints=len(sources) > 1 or "-" in sources,
                     rows=rows)
     try:
@@ -78,8 +79,6 @@ def run_statements(
         return output.status
     output.sweep_over(session.at)  # an array --at: a tidy table, a row a point
 
-    options = EvalOptions(wrt=wrt, order=order, grad=grad, check=check, series=series,
-                          formula=formula)
     if wrt is not None and not (options.wants_derivatives or formula or order is not None):
         # PyTorch and qalc would not say, but a silently ignored option reads as
         # "this printed the derivative by wrt" to a script's author

@@ -20,24 +20,24 @@ from typing import Any
 
 import numpy as np
 
-from ..record import Record
+from ..asked import EvalOptions
 from ..results import CheckEntry, Result
 from .numbers import format_number, format_value
 
 
-class RenderOptions(Record):
-    """What the user asked for, as the renderers need it."""
+class RenderOptions(EvalOptions, mutable=False):
+    """What the user asked for, as the renderers need it: the session's flags
+    (one list, ``asked.EvalOptions``) and the digits to print."""
 
-    order: int = 0
-    grad: bool = False
-    check: bool = False
-    series: int | None = None
+    order: int = 0  # an order of 0 and none ask for the same columns
     digits: int | None = None
-    formula: bool = False  # --formula: CSV has columns for the formulas
 
-    @property
-    def wants_wrt(self) -> bool:
-        return self.order > 0 or self.check or self.series is not None
+    wants_wrt = EvalOptions.wants_derivatives
+
+    @classmethod
+    def of(cls, asked: EvalOptions, digits: int | None = None) -> RenderOptions:
+        return cls(asked.wrt, asked.order or 0, asked.grad, asked.check, asked.series,
+                   asked.formula, digits)
 
 
 def series_text(coefficients: list[Any], var: str, point: Any,
