@@ -8,11 +8,14 @@
 from __future__ import annotations
 
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..render.output import Output, isatty
 from .input import UsageProblem, line_of, lines_in, stdin_texts
 from .words import CLI_WORDS
+
+if TYPE_CHECKING:
+    from ..asked import EvalOptions
 
 
 def run_eval(args: Any, after_dashes: list[str]) -> int:
@@ -25,29 +28,28 @@ def run_eval(args: Any, after_dashes: list[str]) -> int:
             raise UsageProblem(
                 "give an expression, or '-' to read statements from standard input", "EXPR")
         sources = ["-"]
+    from ..asked import EvalOptions
+    from ..record import fields
+
+    # the options named as EvalOptions' fields are what each statement asks for
+    options = EvalOptions(**{name: getattr(args, name) for name in fields(EvalOptions)})
     return run_statements(
-        sources, bindings=[pair for pairs in args.at for pair in pairs], wrt=args.wrt,
-        order=args.order, grad=args.grad, check=args.check, method=args.method,
-        series=args.series, fmt=args.format, digits=args.digits, colour=args.color,
-        device=args.device, dtype=args.dtype, formula=args.formula, rows=args.rows)
+        sources, options, bindings=[pair for pairs in args.at for pair in pairs],
+        method=args.method, fmt=args.format, digits=args.digits, colour=args.color,
+        device=args.device, dtype=args.dtype, rows=args.rows)
 
 
 def run_statements(
     sources: list[str],
+    options: EvalOptions,
     *,
     bindings: list[tuple[str, str]] = (),  # type: ignore[assignment]
-    wrt: str | None = None,
-    order: int | None = None,
-    grad: bool = False,
-    check: bool = False,
     method: str = "auto",
-    series: int | None = None,
     fmt: str | None = None,
     digits: int | None = None,
     colour: str = "auto",
     device: str = "cpu",
     dtype: str = "float64",
-    formula: bool = False,
     rows: bool = False,
 ) -> int:
     """Run ``sources`` (statement texts; "-" is standard input) and print the
@@ -55,12 +57,10 @@ def run_statements(
     from ..errors import GradcliError
     from ..render.plain import RenderOptions
     from ..results import Result
-    from ..session import EvalOptions, Session
+    from ..session import Session
 
     if fmt is None:
         fmt = "table" if isatty(sys.stdout) else "plain"
-    options = EvalOptions(wrt=wrt, order=order, grad=grad, check=check, series=series,
-                          formula=formula)
     opts = RenderOptions.of(options, digits)
     output = Output(fmt, opts, colour, line_hints=len(sources) > 1 or "-" in sources,
                     rows=rows)
@@ -79,7 +79,9 @@ def run_statements(
         return output.status
     output.sweep_over(session.at)  # an array --at: a tidy table, a row a point
 
-    if wrt is not None and not (options.wants_derivatives or formula or order is not None):
+    wrt = options.wrt
+    if wrt is not None and not (options.wants_derivatives or options.formula
+                                or options.order is not None):
         # PyTorch and qalc would not say, but a silently ignored option reads as
         # "this printed the derivative by wrt" to a script's author
         output.warning(

@@ -46,7 +46,7 @@ def dispatch(args: list[str]) -> int:
         if len(args) == 2 and args[1] in options.COMMANDS:
             return run_command(args[1], ["--help"])
         return options.usage_error(UsageProblem(
-            f"no help for '{' '.join(args[1:])}'; the commands are eval, plot, curve and repl"),
+            f"no help for '{' '.join(args[1:])}'; the commands are {options.COMMANDS_LISTED}"),
             usage="gradcli help [COMMAND]")
     if head in options.HELP:
         sys.stdout.write(options.top_help())

@@ -11,6 +11,7 @@ import warnings
 from collections.abc import Sequence
 
 from ..errors import LimitError, NumericWarning, literal
+from ..limits import BACKPROP_MAX_NODES
 from .backend import get_array_module
 from .graph import Constant, Variable
 
@@ -59,9 +60,6 @@ def summed_warning(y: Variable, x: Variable) -> str | None:
             "element's, index it, as in (expr)[0]")
 
 
-BACKPROP_MAX_NODES = 150_000
-"""Repeated backprop stops once its graphs add up to more nodes than this (about
-3 s): each order's graph is a few times the last one's."""
 
 def mixed_warning(y: Variable, x: Variable) -> str | None:
     """What to tell a user whose y has x's shape but mixes x's elements (x*sum(x),

@@ -14,12 +14,12 @@ from typing import Any
 import numpy as np
 
 from ..errors import NumericWarning
+from ..limits import METHODS
 from ..record import Record
 from .backend import as_numpy, get_array_module
 from .derivatives import BACKPROP_MAX_NODES, higher_derivatives, mixed_warning, summed_warning
 from .graph import Variable
 
-METHODS = ("auto", "taylor", "backprop")
 ACCURATE_ORDER = 30
 """Orders up to this agree with 50-digit mpmath to 1e-6 on the benchmark formulas."""
 

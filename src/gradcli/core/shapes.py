@@ -13,15 +13,9 @@ from typing import Any
 import numpy as np
 
 from ..errors import LimitError, OutOfRangeError, ShapeError
+from ..limits import MAX_DIMS, MAX_ELEMENTS
 from .backend import get_array_module
 from .graph import Constant, Function, Variable, _operand, as_variable
-
-MAX_ELEMENTS = 10_000_000
-"""The largest array any operation may create (80 MB of float64)."""
-
-
-MAX_DIMS = 64
-"""The most dimensions an array may have: NumPy's own limit."""
 
 
 def check_size(shape: tuple[int, ...], what: str) -> None:

@@ -22,7 +22,8 @@ from .ast import Call, Name, Prime, free_names
 if TYPE_CHECKING:
     from .evaluate import Context, Definition
 
-MAX_ORDER = 1000
+from ..limits import MAX_ORDER
+
 SPECIAL_FORMS: dict[str, tuple[str, str]] = {
     "diff": ("diff(expr, x[, n[, a]])", "n-th derivative of expr by x (at x = a)"),
     "grad": ("grad(expr[, x, y...])", "all partial derivatives, as name: value"),

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import re
 
+from ..limits import SUPERSCRIPT_DIGITS  # ⁰..⁹
+
 NAME = re.compile(r"[^\W\d]\w*")
 """The grammar's NAME (a test holds them equal): a letter or '_', then letters,
 digits and '_', in any script, so x₁ and é are names ('x₁'.isidentifier() is
@@ -16,7 +18,6 @@ def is_name(text: str) -> bool:
     return NAME.fullmatch(text) is not None
 
 
-SUPERSCRIPT_DIGITS = "\u2070\u00b9\u00b2\u00b3\u2074\u2075\u2076\u2077\u2078\u2079"  # ⁰..⁹
 _SUPERSCRIPTS = str.maketrans(SUPERSCRIPT_DIGITS, "0123456789")
 
 

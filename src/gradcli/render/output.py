@@ -24,8 +24,6 @@ if TYPE_CHECKING:
 
 __all__ = ["Output", "colour_enabled", "isatty"]
 
-FORMATS = ("table", "json", "plain", "csv", "latex")
-
 _RED, _YELLOW, _RESET = "\033[1;31m", "\033[1;33m", "\033[0m"
 
 

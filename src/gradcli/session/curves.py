@@ -29,6 +29,9 @@ import numpy as np
 
 from ..errors import GradcliError, LimitError, UsageError
 from ..figures import Curve, Curves, decimate, function_name
+from ..limits import CURVE_POINTS as DEFAULT_POINTS
+from ..limits import MAX_CURVE_POINTS as MAX_POINTS
+from ..limits import MAX_ORDER, SUPERSCRIPT_DIGITS
 from ..record import Record
 
 if TYPE_CHECKING:
@@ -38,8 +41,6 @@ Evaluate = Callable[[str, str, np.ndarray, int], tuple[list[np.ndarray], list[st
 """``evaluate(text, var, grid, order) -> ([f, f', ..., f^(order)], warnings)``:
 each array of the grid's shape or a scalar; raises the statement's GradcliError."""
 
-DEFAULT_POINTS = 400
-MAX_POINTS = 10_000_000
 TAIL = 2.0
 """Percent of the values on each side that the robust range leaves out."""
 WILD = 2.0
@@ -48,7 +49,7 @@ JUMP = 0.25
 """A jump against the slope is a pole when it is at least this part of the range."""
 SAMPLE = 200_000
 """The robust percentiles are taken on at most this many evenly spaced values."""
-_SUPER = str.maketrans("0123456789", "\u2070\u00b9\u00b2\u00b3\u2074\u2075\u2076\u2077\u2078\u2079")
+_SUPER = str.maketrans("0123456789", SUPERSCRIPT_DIGITS)
 
 
 def label(expr: str, order: int, var: str, single: bool) -> str:
@@ -195,8 +196,6 @@ def session_evaluator(session: Runner) -> Evaluate:
 
     def evaluate(text: str, var: str, grid: np.ndarray,
                  order: int) -> tuple[list[np.ndarray], list[str]]:
-        from ..lang.evaluate import MAX_ORDER
-
         order = min(order, MAX_ORDER)
         with session.scratch(var, grid):
             results = session.run(text, EvalOptions(order=order, wrt=var))

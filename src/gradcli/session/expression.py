@@ -23,6 +23,7 @@ from ..lang.ast import free_names
 from ..lang.evaluate import CONSTANT_ALIASES, MAX_ORDER, Evaluator
 from ..lang.names import power_meant
 from ..lang.namespace import is_builtin
+from ..limits import FACTORIAL_ORDER
 from ..results import Result
 from .variables import (
     default_wrt,
@@ -298,4 +299,4 @@ def _constant_derivatives(y: Variable, options: EvalOptions, res: Result) -> Non
 
 def _factorial(k: int) -> float:
     """k! as a float; inf past 170! (a coefficient f^(k)/k! then underflows to 0)."""
-    return float(math.factorial(k)) if k <= 170 else math.inf
+    return float(math.factorial(k)) if k <= FACTORIAL_ORDER else math.inf

@@ -17,15 +17,13 @@ from ..lang import ast
 from ..lang.ast import free_names
 from ..lang.evaluate import CONSTANTS, Evaluator
 from ..lang.parser import parse
+from ..limits import PLOT_MAX_NODES
 from .curves import run_setup
 from .expression import default_wrt, leaf_to_differentiate, order_limit
 
 if TYPE_CHECKING:
     from .context import Grapher
 
-PLOT_MAX_NODES = 20_000
-"""A derivative's graph is drawn up to this many nodes (all orders' graphs
-together): a larger picture is unreadable, and Graphviz takes minutes on it."""
 
 
 def graph(session: Grapher, text: str, order: int = 0, wrt: str | None = None,

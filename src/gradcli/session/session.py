@@ -20,7 +20,7 @@ from ..asked import EvalOptions
 from ..core.backend import as_numpy, xp_for
 from ..core.fpe import capture_fp_errors
 from ..core.graph import Constant, Variable
-from ..core.method import METHODS, Derivatives, Note
+from ..core.method import Derivatives, Note
 from ..errors import (
     GradcliError,
     LimitError,
@@ -34,6 +34,8 @@ from ..lang.evaluate import Definition, Evaluator
 from ..lang.names import is_name
 from ..lang.namespace import BUILTIN, CONSTANT, SPECIAL, Namespace, is_builtin
 from ..lang.parser import BadStatement, Statement, parse, parse_each
+from ..limits import DTYPES as DTYPE_NAMES
+from ..limits import METHODS
 from ..results import Result
 from . import shadow
 from .expression import check_bindable, evaluate_expression, gradient_statement
@@ -44,7 +46,7 @@ if TYPE_CHECKING:  # curves and graphs are loaded by the commands that draw
     from ..figures import Curves, GraphResult
     from .curves import Drawn
 
-DTYPES = {"float64": np.float64, "float32": np.float32}
+DTYPES = {name: np.dtype(name).type for name in DTYPE_NAMES}
 
 
 class Session:
@@ -62,9 +64,9 @@ class Session:
         words: Mapping[str, str] | None = None,
     ) -> None:
         if dtype not in DTYPES:
-            raise UsageError(f"unknown dtype {dtype!r}; expected float64 or float32")
+            raise UsageError(f"unknown dtype {dtype!r}; expected {_either(DTYPE_NAMES)}")
         if method not in METHODS:
-            raise UsageError(f"unknown method {method!r}; expected auto, taylor or backprop")
+            raise UsageError(f"unknown method {method!r}; expected {_either(METHODS)}")
         self.dtype, self.device, self.method = dtype, device, method
         self.values: dict[str, Any] = {} if values is None else values
         self.functions: dict[str, Definition] = {} if functions is None else functions
@@ -338,6 +340,10 @@ class Session:
     def variables(self) -> Iterator[tuple[str, np.ndarray]]:
         for name in sorted(self.values):
             yield name, as_numpy(self.values[name])
+
+
+def _either(choices: tuple[str, ...]) -> str:
+    return ", ".join(choices[:-1]) + " or " + choices[-1]
 
 
 def _unique(items: list[str]) -> list[str]:

@@ -9,16 +9,11 @@ from typing import Any
 
 import numpy as np
 
+from ...limits import FACTORIAL_ORDER  # past it derivatives come from the series in t/s
+from ...limits import MAX_ORDER as MAX_ORDER  # the taylor package's name for it
 from ..backend import get_array_module
 from ..running import operation
 from .rows import _col
-
-MAX_ORDER = 1000
-"""The highest derivative order (that of the command line and the language)."""
-
-FACTORIAL_ORDER = 170
-"""The highest k whose k! float64 holds (170! ~ 7.3e306). Derivatives of higher
-orders are taken from the series in t/s (see _scaled)."""
 
 _FACT_PY = [float(math.factorial(k)) for k in range(FACTORIAL_ORDER + 1)]
 
