@@ -54,6 +54,7 @@ def test_the_command_line_docs_state_the_choices_and_limits() -> None:
     assert f"print orders 0..N (N ≤ {limits.MAX_ORDER})" in cli
     assert "`float64` (default) or `float32`" in cli and limits.DTYPES[0] == "float64"
     assert f"order 0, {limits.CURVE_POINTS} points;" in cli
+    assert f"up to the {limits.PLOT_MAX_NODES:,} nodes drawn at most" in " ".join(cli.split())
 
 
 def test_the_curve_docs_state_its_points() -> None:
