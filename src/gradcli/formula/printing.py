@@ -13,7 +13,7 @@ from __future__ import annotations
 from decimal import Decimal, localcontext
 from fractions import Fraction
 
-from .expr import ADD, CALL, MUL, NUM, SYM, Expr, Mul, Num, mul
+from .expr import ADD, CALL, CONSTANTS, MUL, NUM, SYM, Expr, Mul, Num, mul
 
 _ATOM, _POW, _MUL, _NEG, _ADD = 5, 4, 3, 2, 1
 
@@ -50,10 +50,10 @@ def number_text(n: Num) -> str:
 def _degree(term: Expr) -> Fraction:
     """The total degree of a term in its names (pi and e are numbers)."""
     if term.kind == SYM:
-        return Fraction(0) if term.name in ("pi", "e") else Fraction(1)  # type: ignore[attr-defined]
+        return Fraction(0) if term.name in CONSTANTS else Fraction(1)  # type: ignore[attr-defined]
     if term.kind == MUL:
         return sum((e.value for b, e in term.factors  # type: ignore[attr-defined]
-                    if b.kind == SYM and e.kind == NUM and b.name not in ("pi", "e")),
+                    if b.kind == SYM and e.kind == NUM and b.name not in CONSTANTS),
                    Fraction(0))
     return Fraction(0)
 
@@ -91,7 +91,7 @@ def product_parts(x: Expr) -> tuple[Num, list[tuple[Expr, Expr]], list[tuple[Exp
     factors = x.factors if type(x) is Mul else ((x, Num(Fraction(1))),)  # type: ignore[attr-defined]
     def rank(be: tuple[Expr, Expr]) -> tuple[int, Fraction]:
         b = be[0]
-        constant = b.kind == SYM and b.name in ("pi", "e")  # type: ignore[attr-defined]
+        constant = b.kind == SYM and b.name in CONSTANTS  # type: ignore[attr-defined]
         return (-1 if constant else _FACTOR_RANK[b.kind], -_degree(b))
 
     for b, e in sorted(factors, key=rank):
@@ -190,7 +190,7 @@ _LATEX_CALLS = {
     "atan": r"\arctan", "sinh": r"\sinh", "cosh": r"\cosh", "tanh": r"\tanh",
     "log": r"\log", "log2": r"\log_{2}", "log10": r"\log_{10}",
 }
-_LATEX_NAMES = {"pi": r"\pi"}
+_LATEX_NAMES = {"pi": r"\pi", "inf": r"\infty"}
 
 
 def latex(x: Expr) -> str:
