@@ -148,3 +148,13 @@ def test_infinity_arithmetic_is_refused_where_undefined():
         inf - inf
     with pytest.raises(MathError, match="0 \\* inf"):
         inf * 0
+
+
+def test_a_typed_number_past_the_bound_is_its_float_at_once():
+    # Fraction("1e999999") alone takes seconds, and printing it as many more
+    assert from_ast(node("1e99999999 + x")) == INF + sym("x")
+    assert plain(from_ast(node("x*1e-99999999"))) == "0"
+    assert plain(from_ast(node("1e-320*x"))) == "1e-320*x"  # within the bound: as typed
+    code, stdout, stderr, cpu, mb = measured("eval", "--grad", "x + 1e999999999999999999")
+    assert (code, stdout) == (0, "x + inf\nd/dx: 1\n") and "overflow" in stderr
+    assert cpu < 2 and mb < 300, (cpu, mb)

@@ -285,6 +285,18 @@ def as_expr(v: Any) -> Expr:
     return Num(Fraction(v))
 
 
+def typed(text: str) -> Expr:
+    """A number as the user typed it (``2.5``, ``1e-320``): exact, a decimal if
+    written with ``.`` or ``e``; past MAX_BITS, as its float (``1e999999`` is
+    ``inf``, whose exact value would take seconds to build)."""
+    mantissa, _, exponent = text.lower().partition("e")
+    digits = len(mantissa) + abs(int(exponent or 0)) if len(exponent) < 12 else math.inf
+    if digits * 3.33 > MAX_BITS:
+        f = float(text)
+        return infinity(Overflow("number", False)) if math.isinf(f) else from_float(f)
+    return Num(Fraction(text), any(c in text for c in ".eE"))
+
+
 def from_float(v: float) -> Num:
     """A number the user gave as a float, exact to its shortest repr."""
     if not math.isfinite(v):
