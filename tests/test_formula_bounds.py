@@ -158,3 +158,9 @@ def test_a_typed_number_past_the_bound_is_its_float_at_once():
     code, stdout, stderr, cpu, mb = measured("eval", "--grad", "x + 1e999999999999999999")
     assert (code, stdout) == (0, "x + inf\nd/dx: 1\n") and "overflow" in stderr
     assert cpu < 2 and mb < 300, (cpu, mb)
+
+
+def test_sums_and_coefficients_that_overflow_are_inf():
+    assert plain(from_ast(node("1e308*x + 1e308*x"))) == "inf*x"
+    assert plain(from_ast(node("1e308 + 1e308 + x"))) == "x + inf"
+    assert plain(from_ast(node("-1.5e308*x*2"))) == "-inf*x"

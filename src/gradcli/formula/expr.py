@@ -334,25 +334,14 @@ def add(*xs: Expr) -> Expr:
         x = stack.pop()
         t = type(x)
         if t is Num:
-            try:
-                const = _nadd(const, x)
-            except Overflow as err:  # the constant passed the floats: inf from now on
-                const = ZERO
-                stack.append(infinity(err))
+            const = _plus(const, x, stack)
         elif t is Add:
-            stack.append(x.const)
-            stack.extend(_scale(c, term) for term, c in x.terms)
+            const = _plus(const, x.const, stack)
+            for term, c in x.terms:
+                _collect(terms, term, c, stack)
         else:
             c, term = split(x)
-            old = terms.get(term)
-            if old is None:
-                terms[term] = c
-                continue
-            try:
-                terms[term] = _nadd(old, c)
-            except Overflow as err:
-                del terms[term]
-                stack.append(mul(infinity(err), term))
+            _collect(terms, term, c, stack)
     inf = terms.get(INF)
     if inf is not None:
         if inf.value == 0:
@@ -367,6 +356,28 @@ def add(*xs: Expr) -> Expr:
         return _scale(c, t)
     items.sort(key=_sort_key)
     return Add(const, tuple(items))
+
+
+def _plus(const: Num, c: Num, stack: list[Expr]) -> Num:
+    """A sum's constant plus ``c``; past the floats, zero, with inf to add."""
+    try:
+        return _nadd(const, c)
+    except Overflow as err:
+        stack.append(infinity(err))
+        return ZERO
+
+
+def _collect(terms: dict[Expr, Num], term: Expr, c: Num, stack: list[Expr]) -> None:
+    """Add ``c`` to the coefficient of ``term``; past the floats, inf*term to add."""
+    old = terms.get(term)
+    if old is None:
+        terms[term] = c
+        return
+    try:
+        terms[term] = _nadd(old, c)
+    except Overflow as err:
+        del terms[term]
+        stack.append(mul(infinity(err), term))
 
 
 def _scale(c: Num, t: Expr) -> Expr:
