@@ -23,7 +23,7 @@ across its whole-row operations, and each NumPy call is long enough that
 handing the GIL between the threads at its start and end costs little. With
 two threads, 16,384-element blocks took twice as long as with one, and on the
 2026-11-26 machine 81,920 and 98,304 were the fastest of 8,192 to 131,072
-(32,768, the size before, took 17-47% longer; 131,072 lost the cache for
+(32,768 took 17-47% longer; 131,072 lost the cache for
 exp(sin(x))*log(1+x**2), 47% longer)."""
 
 CHUNK_MIN = 131072

@@ -115,7 +115,7 @@ def _underflowed(d: Any) -> Any:
     xp = get_array_module(d)
     tiny = float(np.finfo(d.dtype).tiny)
     bound = column([tiny * f for f in _FACT_PY[1 : d.shape[0] + 1]], d.ndim - 1, xp, np.float64)
-    return (d < bound) & (d > -bound)  # no temporary of d's size (abs(d) was one)
+    return (d < bound) & (d > -bound)  # no temporary of d's size (abs(d) would be one)
 
 
 def derivative_factors(n: int, s: float) -> list[float]:
