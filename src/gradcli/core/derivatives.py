@@ -71,9 +71,9 @@ def summed_warning(y: Variable, x: Variable) -> str | None:
             "element's, index it, as in (expr)[0]")
 
 
-BACKPROP_MAX_NODES = 150_000
-"""Repeated backprop stops once its graphs add up to more nodes than this (about
-3 s): each order's graph is a few times the last one's."""
+BACKPROP_MAX_NODES = 100_000
+"""Repeated backprop stops once its graphs add up to more nodes than this (under
+1 s of work), or refuses at once where their growth predicts they will."""
 
 def mixed_warning(y: Variable, x: Variable) -> str | None:
     """What to tell a user whose y has x's shape but mixes x's elements (x*sum(x),
@@ -355,9 +355,13 @@ class Plan:
         self.builder = builder
         self.spent = 0
         self.sizes = [graph_size(y, max_nodes)]
+        builder.remember(y)
         self.added = [float(builder.bytes)]
         if builder.max_bytes is not None:
             builder.base = float(sum(v.data.nbytes for v in _variables(y)))
+            # every order's derivative is kept, each at least of x's size
+            check_memory(builder.base + order * x.data.nbytes, x.data.size, order,
+                         "repeated backprop")
 
     def before(self, current: Variable, k: int) -> None:
         """Check before differentiating ``current``, the order-k derivative (k >= 1)."""
@@ -370,17 +374,14 @@ class Plan:
             return self.check_memory(k)
         growth = max(1.0, min(self.sizes[-1] / self.sizes[-2], self.sizes[-2] / self.sizes[-3]))
         total = float(self.spent)
-        stop = None
-        for j in range(k + 1, self.order):
+        for _ in range(k + 1, self.order):
             size *= growth
             total += size
-            if stop is None and total > self.max_nodes:
-                stop = j
             if total > PREDICTION_MARGIN * self.max_nodes:
                 raise LimitError.hinted(literal(
-                    f"repeated backprop to order {self.order} would stop at about order "
-                    f"{stop}: its graphs grow about {growth:.1f}x per order and would pass "
-                    f"{self.max_nodes:,} nodes in all; ") + self.hint)
+                    f"repeated backprop to order {self.order} would build graphs of more "
+                    f"than {self.max_nodes:,} nodes in all: they grow about {growth:.1f}x "
+                    f"per order (order {k}'s has {self.sizes[-1]:,}); ") + self.hint)
         self.check_memory(k)
 
     def check_memory(self, k: int) -> None:
@@ -481,6 +482,7 @@ def nested_derivative(y: Variable, x: Variable, order: int,
         max_nodes = BACKPROP_MAX_NODES
     builder = Builder(_memory_cap(x, max_nodes), x.data.size, order)
     plan = Plan(y, x, order, max_nodes, "ask for a lower order", builder)
+    before = {id(v) for v in walk(y)[0]} | {id(x)}
     current = y
     with sharing(builder):
         for k in range(order):
@@ -503,4 +505,8 @@ def nested_derivative(y: Variable, x: Variable, order: int,
             if g is None:
                 return Constant(get_array_module(x.data).zeros_like(x.data))
             current = g
+    if id(current) in before:
+        # folded to a node of y's graph (x*y by x is y): a node of its own, which
+        # a caller may name without renaming the user's variable
+        current = current * 1.0
     return current
