@@ -87,7 +87,14 @@ def run_statements(
             f"--wrt {wrt} has no effect without --order, --series, --check or --formula")
 
     def run(text: str, first: int) -> None:
-        for res in session.run(text, options, first_line=first):
+        try:
+            results = session.run(text, options, first_line=first)
+        except Exception as exc:  # a bug of ours loses this text, not the next ones
+            from ..errors import internal_error
+
+            results = [Result(input=text.strip()[:200], line=first, kind="error",
+                              error=internal_error(exc, first))]
+        for res in results:
             error_line = res.error.line if res.error is not None else None
             output.result(res, line_of(text, first, error_line), res.point)
 

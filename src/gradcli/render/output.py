@@ -77,8 +77,10 @@ class Output:
     def note(self, text: str) -> None:
         """A line on standard error, after the results already written (so that
         `2>&1` keeps the order)."""
+        from .errors import format_note
+
         self.out.flush()
-        self.err.write(text + "\n")
+        self.err.write(format_note(text) + "\n")
 
     def error(self, err: GradcliError, line_text: str | None, input_text: str,
               *, json_object: bool = True) -> None:
@@ -139,6 +141,13 @@ class Output:
             self.out.flush()
             err = LimitError("not enough memory for this computation")
             self.error(err.at(res.line, None), None, res.input, json_object=False)
+        except OSError:  # the output itself failed: the run ends (pipes.cannot_write)
+            raise
+        except Exception as exc:  # a renderer's bug loses this result, not the next ones
+            from ..errors import internal_error
+
+            self.out.flush()
+            self.error(internal_error(exc, res.line, None), None, res.input)
 
     def _result(self, res: Result, line_text: str | None, point: Any = None) -> None:
         for message in res.warnings:
