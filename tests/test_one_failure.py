@@ -104,3 +104,14 @@ def test_a_display_failing_in_the_repl_loses_no_later_statement(capsys, monkeypa
     assert code == 1
     assert out.split() == ["2", "42", "5"]
     assert "internal error (RuntimeError: boom); please report it (line 1)" in err
+
+
+def test_an_internal_error_in_an_at_value_is_said_as_a_bad_at(capsys, monkeypatch):
+    def bind_at(self, name, text):  # type: ignore[no-untyped-def]
+        raise ValueError("Maximum allowed dimension exceeded")
+
+    monkeypatch.setattr(Session, "bind_at", bind_at)
+    code, out, err = eval_(capsys, "--at", "x=3", "1")
+    assert code == 1 and out == ""
+    assert err.startswith("error: --at x=3: internal error (ValueError: Maximum allowed "
+                          "dimension exceeded); please report it")

@@ -123,7 +123,7 @@ def run_statements(
 
 def bind_all_at(session: Any, bindings: list[tuple[str, str]], output: Output) -> bool:
     """Bind every --at value in order, reporting each failure; True if all bound."""
-    from ..errors import GradcliError
+    from ..errors import GradcliError, internal_error
 
     ok = True
     for name, value in bindings:
@@ -138,7 +138,8 @@ def bind_all_at(session: Any, bindings: list[tuple[str, str]], output: Output) -
                 session.bind_at(name, value)
             else:  # x=0:1:0.25
                 session.bind_value(name, points)
-        except GradcliError as err:
+        except Exception as exc:  # a bug of ours is said as any bad --at is
+            err = exc if isinstance(exc, GradcliError) else internal_error(exc)
             err.message = f"--at {name}={value}: {err.message}"
             if err.column is not None and (err.line or 1) == 1:
                 err.column += len(name) + 1  # counted in "name=value", the input shown
