@@ -79,8 +79,12 @@ class Output:
         `2>&1` keeps the order)."""
         from .errors import format_note
 
+        self._say(format_note(text))
+
+    def _say(self, text: str) -> None:
+        """``text``, whose user text is already made visible, on stderr."""
         self.out.flush()
-        self.err.write(format_note(text) + "\n")
+        self.err.write(text + "\n")
 
     def error(self, err: GradcliError, line_text: str | None, input_text: str,
               *, json_object: bool = True) -> None:
@@ -91,7 +95,7 @@ class Output:
         text = format_error(err, line_text)
         if self.err_colour:
             text = _RED + "error:" + _RESET + text[len("error:"):]
-        self.note(text)
+        self._say(text)
         self.status = max(self.status, int(err.exit_status))
         if json_object:
             self.error_record(err, input_text)
@@ -118,7 +122,7 @@ class Output:
             text += f" (line {line})"
         if self.err_colour:
             text = _YELLOW + "warning:" + _RESET + text[len("warning:"):]
-        self.note(text)
+        self._say(text)
 
     def sweep_over(self, at: dict[str, Any]) -> None:
         """Results over the points of the array --at values in ``at`` are tidy
