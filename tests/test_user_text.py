@@ -102,3 +102,11 @@ def test_an_error_message_is_visible_wherever_it_is_set():
     err.message = "--at \x07" + err.message
     assert err.message.startswith("--at \ufffd")
     assert "\x1b" not in GradcliError.hinted("{value} for \x1bq", "q\x1b").message
+
+
+def test_forced_colour_keeps_its_codes_and_still_hides_the_users(capsys):
+    code = dispatch(["eval", "--color", "always", "sinn\x1b[5m(1)"])
+    _, err = capsys.readouterr()
+    assert code == 2
+    assert err.startswith("\x1b[1;31merror:\x1b[0m")  # gradcli's own colour
+    assert "\x1b[5m" not in err and "\ufffd[5m" in err  # the user's escape, made visible
