@@ -77,30 +77,30 @@ def replacing(path: str) -> Iterator[str]:
     special = is_special(target)
     folder, base = os.path.split(target)
     ext = os.path.splitext(path)[1]
-    try:
-        # beside the target for the atomic rename; a device's folder (/dev) is
-        # no place for it, and it is only copied from there
-        fd, tmp = tempfile.mkstemp(prefix=f".{base}.", suffix=f".tmp{ext}",
-                                   dir=None if special else folder)
-    except OSError as exc:
-        raise _error(path, exc) from None
-    os.close(fd)
-    try:
-        with _terminate_as_exit():
+    with _terminate_as_exit():  # from before the temporary exists
+        try:
+            # beside the target for the atomic rename; a device's folder (/dev)
+            # is no place for it, and it is only copied from there
+            fd, tmp = tempfile.mkstemp(prefix=f".{base}.", suffix=f".tmp{ext}",
+                                       dir=None if special else folder)
+        except OSError as exc:
+            raise _error(path, exc) from None
+        os.close(fd)
+        try:
             yield tmp
             if special:
                 _copy_into(tmp, target)
             else:
                 os.chmod(tmp, _mode_for(target))
                 os.replace(tmp, target)
-    except OSError as exc:
-        _remove(tmp)
-        raise _error(path, exc) from None
-    except BaseException:
-        _remove(tmp)
-        raise
-    if special:
-        _remove(tmp)
+        except OSError as exc:
+            _remove(tmp)
+            raise _error(path, exc) from None
+        except BaseException:
+            _remove(tmp)
+            raise
+        if special:
+            _remove(tmp)
 
 
 def write_bytes(path: str, data: bytes) -> None:
