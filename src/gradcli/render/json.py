@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 
 from ..results import Result, to_plain
-from .numbers import CHUNK
+from .numbers import CHUNK, LARGE
 from .sweep import flat, point_errors, point_shape
 
 
@@ -50,10 +50,6 @@ def strict(obj: Any) -> Any:
 def render_json(res: Result) -> str:
     """One line of JSON for one statement (its error object if it failed)."""
     return json.dumps(strict(res.to_dict()), allow_nan=False)
-
-
-LARGE = 65536
-"""Numbers in a result past which its JSON is written in pieces."""
 
 
 def json_pieces(res: Result) -> Iterator[str]:
