@@ -121,9 +121,19 @@ def rows(res: Result, opts: RenderOptions, columns: list[str] | None = None
             own[prefix + "abs_error"] = format_value(entry.abs_error)
             own[prefix + "rel_error"] = format_value(entry.rel_error)
             own[prefix + "est_error"] = format_value(entry.est_error)
-            own[prefix + "ok"] = "true" if entry.ok else "false"
+            own[prefix + "ok"] = ok_text(entry.ok)
         out.append([own.get(col, "") for col in cols])
     return out
+
+
+def ok_text(ok: bool | None) -> str:
+    """A check's ok cell: true, false, or empty where it is inconclusive."""
+    return "" if ok is None else "true" if ok else "false"
+
+
+def _per_point(values: Any, overall: Any) -> Any:
+    """A check entry's per-point array, or its one value where it has none."""
+    return overall if values is None else values
 
 
 def row(res: Result, opts: RenderOptions, columns: list[str] | None = None) -> list[str]:
@@ -205,8 +215,8 @@ def sweep_pieces(res: Result, opts: RenderOptions, columns: list[str],
             # each point's own errors, not the worst of all
             own_arrays[prefix + "abs_error"], own_arrays[prefix + "rel_error"] = \
                 point_errors(entry)
-            own[prefix + "est_error"] = format_value(entry.est_error)
-            own[prefix + "ok"] = "true" if entry.ok else "false"
+            own_arrays[prefix + "est_error"] = _per_point(entry.est_errors, entry.est_error)
+            own_arrays[prefix + "ok"] = _per_point(entry.point_ok, entry.ok)
         yield from _point_rows(res, columns, shape, own_arrays, own)
 
 
@@ -219,7 +229,8 @@ def _point_rows(res: Result, columns: list[str], shape: tuple[int, ...],
         cols = []
         for col in columns:
             if col in arrays:
-                cols.append(_point_texts(arrays[col], shape, start, stop))
+                cols.append(_point_texts(arrays[col], shape, start, stop,
+                                         verdicts=col.endswith("_ok")))
             elif col == "gradient" and res.gradient is not None:
                 # a partial derivative of the sum (by a scalar) is no point's own
                 parts = [[f"{k}: {t}" for t in _point_texts(g, shape, start, stop)]
@@ -231,8 +242,14 @@ def _point_rows(res: Result, columns: list[str], shape: tuple[int, ...],
         yield "".join(",".join(cells) + "\n" for cells in zip(*cols))
 
 
-def _point_texts(a: Any, shape: tuple[int, ...], start: int, stop: int) -> list[str]:
+def _point_texts(a: Any, shape: tuple[int, ...], start: int, stop: int,
+                 verdicts: bool = False) -> list[str]:
+    """The cells of points start..stop; ``verdicts``: check verdicts (1, 0,
+    nan: true, false, empty)."""
     arr = np.asarray(a)
+    if verdicts:
+        return [ok_text(None if v is None or v != v else bool(v))
+                for v in flat(arr, shape)[start:stop].tolist()]
     if arr.dtype.kind == "b":
         return ["true" if v else "false" for v in flat(arr, shape)[start:stop].tolist()]
     if arr.dtype.kind == "c":
@@ -314,5 +331,6 @@ class CsvRenderer:
         return "".join(map(format_row, rows(res, self.opts, self.columns)))
 
 
-__all__ = ["CsvRenderer", "check_groups", "format_row", "formula_rows", "header", "row", "rows",
+__all__ = ["CsvRenderer", "check_groups", "format_row", "formula_rows", "header", "ok_text", "row",
+           "rows",
            "sweep_pieces", "sweep_rows"]
