@@ -118,8 +118,8 @@ def test_a_table_of_a_large_result_off_a_terminal_is_labelled_lines(sweep_result
         f"order {k}" for k in range(ORDER + 1)]
     # a small result is still the rich table
     session = Session()
-    (small,) = session.run("x^2", EvalOptions(order=1, wrt="x")) if session.bind_at(
-        "x", "2") is not None else ()
+    session.bind_at("x", "2")
+    (small,) = session.run("x^2", EvalOptions(order=1, wrt="x"))
     output = Output("table", RenderOptions(order=1), "never", line_hints=False)
     output.out = _Recorder()
     output.result(small, None, small.point)

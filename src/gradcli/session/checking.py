@@ -137,7 +137,7 @@ def inconclusive_warning(entry: CheckEntry) -> str | None:
     elif not np.isfinite(est).all():
         why = "no numerical estimate could be made"
     else:
-        size = max(abs(float(est)), abs(float(np.nan_to_num(entry.autodiff))))
+        size = float(np.fmax(abs(float(est)), abs(float(entry.autodiff))))
         why = (f"the numerical estimate's error estimate ({entry.est_error:.3g}) is not "
                f"small against the value ({size:.3g})")
     return (f"check {what} is inconclusive{where}: {why}; the derivative is neither "
