@@ -170,24 +170,20 @@ class Output:
             for piece in self._render_json(res):
                 self._write(piece)
             self._write("\n")
-        elif fmt == "latex":
-            from .latex import render_latex
-
-            lines = render_latex(res, self.opts, point)
-            if lines:
-                self._write("\n".join(lines) + "\n")
-        elif fmt == "plain":
-            if self._render_plain is None:
-                from .plain import render_plain
-
-                self._render_plain = render_plain
-            lines = self._render_plain(res, self.opts, point)
-            if lines:
-                self._write("\n".join(lines) + "\n")
+        elif fmt in ("latex", "plain"):
+            if self._render_plain is None:  # each line's text in pieces, as it is made
+                if fmt == "latex":
+                    from .latex import latex_pieces as pieces
+                else:
+                    from .plain import plain_pieces as pieces
+                self._render_plain = pieces
+            for piece in self._render_plain(res, self.opts, point):
+                self._write(piece)
         elif fmt == "csv":
             if self._csv is None:
                 self._start_csv(formulas=res.kind == "formula")
-            self._write(self._csv.row(res))
+            for piece in self._csv.pieces(res):
+                self._write(piece)
         else:
             if self._table is None:
                 from .table import TableRenderer
