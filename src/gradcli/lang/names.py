@@ -6,22 +6,31 @@ from __future__ import annotations
 
 import re
 
-NAME = re.compile(r"[^\W\d]\w*")
+SUPERSCRIPT_DIGITS = "\u2070\u00b9\u00b2\u00b3\u2074\u2075\u2076\u2077\u2078\u2079"  # ⁰..⁹
+SUPERSCRIPT_MINUS = "\u207b"  # ⁻, as in x⁻¹
+"""The typeset exponents: x² is x^2 and x⁻¹ is x^-1 (as qalc reads them). The
+grammar's NAME and SUPERSCRIPT terminals spell the same characters (a test
+holds them equal); everything else reads them from here."""
+
+_SUPERSCRIPT_CLASS = r"\u2070\u00b9\u00b2\u00b3\u2074-\u2079"
+NAME = re.compile(rf"[^\W\d{_SUPERSCRIPT_CLASS}][^\W{_SUPERSCRIPT_CLASS}]*")
 """The grammar's NAME (a test holds them equal): a letter or '_', then letters,
 digits and '_', in any script, so x₁ and é are names ('x₁'.isidentifier() is
-False: Python's identifiers stop at letters and Nd digits)."""
+False: Python's identifiers stop at letters and Nd digits). Superscript digits
+end a name: they are an exponent."""
+SUPERSCRIPT = re.compile(rf"{SUPERSCRIPT_MINUS}?[{_SUPERSCRIPT_CLASS}]+")
+"""The grammar's SUPERSCRIPT terminal: a typeset exponent."""
 
 
 def is_name(text: str) -> bool:
     return NAME.fullmatch(text) is not None
 
 
-SUPERSCRIPT_DIGITS = "\u2070\u00b9\u00b2\u00b3\u2074\u2075\u2076\u2077\u2078\u2079"  # ⁰..⁹
-_SUPERSCRIPTS = str.maketrans(SUPERSCRIPT_DIGITS, "0123456789")
+_SUPERSCRIPTS = str.maketrans(SUPERSCRIPT_DIGITS + SUPERSCRIPT_MINUS, "0123456789-")
 
 
 def exponent_meant(text: str) -> str:
-    """'2' for '²': the digits of a typeset exponent."""
+    """'2' for '²', '-1' for '⁻¹': the exponent a typeset one writes."""
     return text.translate(_SUPERSCRIPTS)
 
 
