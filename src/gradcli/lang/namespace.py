@@ -56,7 +56,7 @@ def builtin_function(name: str) -> Any:
 
 def special_forms() -> dict[str, tuple[str, str]]:
     """``diff`` and ``grad``: name -> (signature, one line)."""
-    from .calculus import SPECIAL_FORMS
+    from .resolve import SPECIAL_FORMS
 
     return SPECIAL_FORMS
 
