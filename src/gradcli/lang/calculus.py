@@ -14,6 +14,7 @@ import math
 from typing import TYPE_CHECKING, Any
 
 from ..core import derivatives
+from ..core.backend import get_array_module
 from ..core.derivatives import graph_size, mixed_warning, nested_derivative, summed_warning
 from ..core.graph import Constant, Variable, using_config
 from ..core.method import Derivatives
@@ -24,6 +25,7 @@ from .resolve import MAX_ORDER, SPECIAL_FORMS, located, position
 
 if TYPE_CHECKING:
     from .evaluate import Evaluator
+    from .resolve import Definition
 
 __all__ = ["MAX_ORDER", "SPECIAL_FORMS", "Calculus", "to_int"]
 
@@ -164,6 +166,52 @@ class Calculus:
                     "in all; for an n-th derivative write diff(expr, x, n)")
             return d
         return Constant(self.engine.orders(y, x, order)[-1])
+
+    def limit(self, y: Variable, leaves: list[Variable]) -> Any:
+        """y's values, with its limit where it is nan and a limit exists along one
+        of ``leaves`` (sin(x)/x at 0 is 1): Taylor mode's value, the one
+        ``--order`` prints. Only an explicit backprop keeps the nan."""
+        xp = get_array_module(y.data)
+        bad = xp.isnan(y.data)
+        if self.engine.method == "backprop" or y.creator is None or not bool(bad.any()):
+            return y.data
+        used, notes = self.engine.used, len(self.engine.notes)
+        value = y.data
+        try:
+            for x in leaves:
+                if type(x) is Constant or not x.data.size:
+                    continue
+                row = self.engine.orders(y, x, 1)[0]
+                if row.shape == value.shape:
+                    value = xp.where(bad, row, value)
+                    bad = xp.isnan(value)
+                    if not bool(bad.any()):
+                        break
+        except GradcliError:
+            pass  # the value stands as computed
+        finally:  # a value asked for no derivative: what it used is not reported
+            self.engine.used = used
+            del self.engine.notes[notes:]
+        return value
+
+    def call_limit(self, definition: Definition, args: list[Variable], node: Any,
+                   y: Variable) -> Variable:
+        """f(0) for f(x) = sin(x)/x: its limit, as f(x) at x = 0 has it (see ``limit``)."""
+        if self.engine.method == "backprop" or type(y) is not Constant \
+                or not bool(get_array_module(y.data).isnan(y.data).any()):
+            return y
+        for i, arg in enumerate(args):
+            if arg.data.dtype.kind != "f":
+                continue
+            x = Variable(arg.data, name=definition.params[i])
+            with using_config("enable_backprop", True):
+                fx = self.ev.call_defined(definition, [*args[:i], x, *args[i + 1:]], node)
+            value = self.limit(fx, [x])
+            if value.shape == y.data.shape:
+                y = Constant(value)
+            if not bool(get_array_module(y.data).isnan(y.data).any()):
+                break
+        return y
 
     def gradient(self, node: Call, variables: list[str]) -> tuple[Variable, dict[str, Variable]]:
         """``grad(expr[, x, y...])``: the expression's value and the leaves it is

@@ -130,6 +130,10 @@ class Evaluator(Resolver[Variable]):
             return Constant(self.ctx.constant(CONSTANTS[name]).data, name=name)
         return None
 
+    def statement_leaves(self) -> list[Variable]:
+        """The leaves made for this statement from the session's values."""
+        return list(self.layers[0][0].values())
+
     def gradient(self, node: Call, variables: list[str]) -> tuple[Variable, dict[str, Variable]]:
         return self.calculus.gradient(node, variables)
 
@@ -268,7 +272,10 @@ class Evaluator(Resolver[Variable]):
         callee = self.callee(node)
         args = [self.eval(a) for a in node.args]
         if isinstance(callee, Definition):
-            return self.call_defined(callee, args, node)
+            y = self.call_defined(callee, args, node)
+            if all(type(a) is Constant for a in args):  # f(0): its limit where 0/0
+                return self.calculus.call_limit(callee, args, node, y)
+            return y
         try:
             return _fold(callee.call, *args)
         except GradcliError as err:

@@ -290,7 +290,7 @@ def prime_of_several(definition: Definition) -> str:
     message = (f"{name} takes {n} argument{'s' if n != 1 else ''}; "
                "' is for functions of one")
     if n:
-        call = definition.signature
+        call = f"{name}({','.join(definition.params)})"
         message += f"; use diff({call}, {definition.params[0]}) or grad({call})"
     return message
 

@@ -93,6 +93,8 @@ def render_plain(res: Result, opts: RenderOptions, point: Any = None,
                  latex: bool = False) -> list[str]:
     """The lines ``res`` prints in plain format (none for bindings and errors);
     ``latex``: its series as LaTeX."""
+    if res.kind == "formula":  # with an error, the orders that fit come before it
+        return formula_lines(res)
     if res.error is not None or res.kind in ("assign", "define"):
         return []
     digits = opts.digits

@@ -111,6 +111,8 @@ def evaluate_expression(session: Session, node: Any, options: EvalOptions, res: 
                 if leaf is not None and type(leaf) is not Constant:
                     leaves[name] = leaf
     res.value = as_numpy(y.data)
+    if x is None and over_blocks is None:  # sin(x)/x at 0: its limit, as --order gives
+        res.value = as_numpy(ev.calculus.limit(y, ev.statement_leaves()))
     if x is not None:
         if options.series is not None:
             _check_series_shape(y, x, res.wrt)  # before the work, and its warnings
