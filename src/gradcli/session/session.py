@@ -30,10 +30,10 @@ from ..errors import (
 )
 from ..lang import ast
 from ..lang.evaluate import Definition, Evaluator
-from ..lang.resolve import prime_without_call
 from ..lang.names import is_name
 from ..lang.namespace import BUILTIN, CONSTANT, SPECIAL, Namespace, is_builtin
 from ..lang.parser import BadStatement, Statement, parse, parse_each
+from ..lang.resolve import prime_without_call
 from ..results import Result
 from . import shadow
 from .expression import EvalOptions, check_bindable, evaluate_expression, gradient_statement
