@@ -275,8 +275,13 @@ def _over_blocks(session: Session, node: Any, options: EvalOptions,
     return Variable(ds[0]), Variable(values, name=wrt), ds
 
 
+SERIES_ABOUT = "about the variable's value, or about 0 when it has no value"
+"""Where --series expands (``_series_at_zero``), as help texts say it."""
+
+
 def _series_at_zero(session: Session, node: Any, options: EvalOptions) -> dict[str, Any]:
-    """A series by a variable with no value expands about 0, as SymPy's does."""
+    """A series by a variable with no value expands about 0, as SymPy's does
+    (SERIES_ABOUT)."""
     if options.series is None:
         return {}
     try:
