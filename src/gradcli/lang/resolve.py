@@ -218,10 +218,7 @@ class Resolver(ABC, Generic[T]):
     # --- the arguments of diff, grad and f' ---------------------------------------
 
     def not_a_function(self, form: str, var: Name) -> None:
-        if var.id in REGISTRY or var.id in SPECIAL_FORMS or var.id in self.functions:
-            # diff(sin(1), sin, 1, 2) bound 'sin' as a variable no call reads: 0
-            raise MathError(f"{form}: cannot differentiate by the function '{var.id}'").at(
-                *position(var))
+        not_a_function(form, var, self.functions)
 
     def diff_args(self, node: Call) -> DiffArgs:
         args = node.args
@@ -248,16 +245,7 @@ class Resolver(ABC, Generic[T]):
 
     def grad_args(self, node: Call) -> tuple[Any, list[Name]]:
         """``grad(body, x, y...)``: the body and the names written."""
-        if not node.args:
-            raise ArityError("grad takes at least 1 argument: grad(expr[, x, y...]); got 0").at(
-                *position(node))
-        body, var_nodes = node.args[0], list(node.args[1:])
-        for v in var_nodes:
-            if not isinstance(v, Name):
-                raise MathError("grad: variables must be names, as in grad(x*y, x, y)").at(
-                    *position(v))
-            self.not_a_function("grad", v)
-        return body, var_nodes
+        return grad_args(node, self.functions)
 
     def prime_target(self, node: Prime) -> tuple[Definition | None, Any]:
         """(the user's Definition, or None and the built-in's registry entry) that
@@ -284,6 +272,28 @@ class Resolver(ABC, Generic[T]):
         return definition, entry
 
 
+def not_a_function(form: str, var: Name, functions: Mapping[str, Definition]) -> None:
+    if var.id in REGISTRY or var.id in SPECIAL_FORMS or var.id in functions:
+        # diff(sin(1), sin, 1, 2) bound 'sin' as a variable no call reads: 0
+        raise MathError(f"{form}: cannot differentiate by the function '{var.id}'").at(
+            *position(var))
+
+
+def grad_args(node: Call, functions: Mapping[str, Definition]) -> tuple[Any, list[Name]]:
+    """``grad(body, x, y...)``: the body and the names written, checked (the
+    statement's values and its formulas read them alike)."""
+    if not node.args:
+        raise ArityError("grad takes at least 1 argument: grad(expr[, x, y...]); got 0").at(
+            *position(node))
+    body, var_nodes = node.args[0], list(node.args[1:])
+    for v in var_nodes:
+        if not isinstance(v, Name):
+            raise MathError("grad: variables must be names, as in grad(x*y, x, y)").at(
+                *position(v))
+        not_a_function("grad", v, functions)
+    return body, var_nodes
+
+
 def prime_of_several(definition: Definition) -> str:
     """Why ``g'`` means nothing for a function of other than one parameter."""
     n, name = len(definition.params), definition.name
@@ -308,6 +318,6 @@ def prime_without_call(err: GradcliError, functions: Mapping[str, Definition]) -
 
 __all__ = [
     "CONSTANT", "FUNCTION", "MAX_CALL_DEPTH", "MAX_ORDER", "SPECIAL_FORMS", "UNKNOWN", "VALUE",
-    "Definition", "DiffArgs", "Resolver", "located", "position", "prime_of_several",
-    "prime_without_call",
+    "Definition", "DiffArgs", "Resolver", "grad_args", "located", "not_a_function", "position",
+    "prime_of_several", "prime_without_call",
 ]

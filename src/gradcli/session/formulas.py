@@ -129,10 +129,10 @@ def evaluate_formulas(session: Session, node: Any, options: EvalOptions, res: Re
     session.values.pop("ans", None)
     session.no_ans = "the last result is a formula"
     if isinstance(node, ast.Call) and node.func == "grad":
-        if not node.args:
-            raise UsageError("grad takes at least 1 argument: grad(expr[, x, y...]); got 0")
-        body = node.args[0]
-        names = [v.id for v in node.args[1:] if isinstance(v, ast.Name)] or unbound(session, body)
+        from ..lang.resolve import grad_args
+
+        body, var_nodes = grad_args(node, session.functions)  # as the values' path checks
+        names = [v.id for v in var_nodes] or unbound(session, body)
         f = formula_of(session, body)
         res.gradient_formulas = {n: diff(f, n) for n in names}
         return
