@@ -17,7 +17,7 @@ from ..core import derivatives
 from ..core.backend import get_array_module
 from ..core.derivatives import graph_size, mixed_warning, nested_derivative, summed_warning
 from ..core.graph import Constant, Variable, using_config
-from ..core.method import Derivatives
+from ..core.method import Derivatives, undefined_where_nan
 from ..core.ops import add
 from ..errors import GradcliError, LimitError, MathError, UnknownNameError
 from .ast import Call, Prime, free_names
@@ -164,8 +164,38 @@ class Calculus:
                     f"nested derivatives have grown past {derivatives.BACKPROP_MAX_NODES:,} "
                     "graph nodes "
                     "in all; for an n-th derivative write diff(expr, x, n)")
+            xp = get_array_module(d.data)
+            if not (bool(xp.isnan(d.data).any()) or bool(xp.isnan(y.data).any())):
+                return d
+            # Taylor mode's numbers where backprop's are nan at a removable
+            # singularity (diff(2x/x, x) at 0), and nan where the value, its
+            # limit included, is nan: as diff at the top level gives them. The
+            # graph stays, for the derivatives taken of it.
+            rows = None if self.engine.method == "backprop" else self._quietly(
+                lambda: undefined_where_nan(self.engine.orders(y, x, order)))
+            if rows is not None and rows[-1].shape == d.shape:
+                patched = xp.where(xp.isnan(d.data), rows[-1], d.data)
+                patched = xp.where(xp.isnan(rows[-1]), xp.nan, patched)
+                if d.creator is None:  # a leaf may be shared: a new one
+                    return Constant(patched)
+                d.data = patched
+            elif d.shape == y.shape:  # a value that is nan has no derivatives
+                d = d + Constant(xp.where(xp.isnan(y.data), xp.nan, 0.0))
             return d
-        return Constant(self.engine.orders(y, x, order)[-1])
+        # a value that is nan has no derivatives, whatever it depends on
+        return Constant(undefined_where_nan(self.engine.orders(y, x, order))[-1])
+
+    def _quietly(self, work: Any) -> Any:
+        """``work()`` by the engine, its method and notes left as they were (a
+        number taken on the side); None where it fails."""
+        used, notes = self.engine.used, len(self.engine.notes)
+        try:
+            return work()
+        except GradcliError:
+            return None
+        finally:
+            self.engine.used = used
+            del self.engine.notes[notes:]
 
     def limit(self, y: Variable, leaves: list[Variable]) -> Any:
         """y's values, with its limit where it is nan and a limit exists along one
@@ -175,42 +205,44 @@ class Calculus:
         bad = xp.isnan(y.data)
         if self.engine.method == "backprop" or y.creator is None or not bool(bad.any()):
             return y.data
-        used, notes = self.engine.used, len(self.engine.notes)
         value = y.data
-        try:
-            for x in leaves:
-                if type(x) is Constant or not x.data.size:
-                    continue
-                row = self.engine.orders(y, x, 1)[0]
-                if row.shape == value.shape:
-                    value = xp.where(bad, row, value)
-                    bad = xp.isnan(value)
-                    if not bool(bad.any()):
-                        break
-        except GradcliError:
-            pass  # the value stands as computed
-        finally:  # a value asked for no derivative: what it used is not reported
-            self.engine.used = used
-            del self.engine.notes[notes:]
+        for x in leaves:
+            if type(x) is Constant or not x.data.size:
+                continue
+            row = self._quietly(lambda x=x: self.engine.orders(y, x, 1)[0])
+            if row is not None and row.shape == value.shape:
+                value = xp.where(bad, row, value)
+                bad = xp.isnan(value)
+                if not bool(bad.any()):
+                    break
         return value
 
     def call_limit(self, definition: Definition, args: list[Variable], node: Any,
                    y: Variable) -> Variable:
-        """f(0) for f(x) = sin(x)/x: its limit, as f(x) at x = 0 has it (see ``limit``)."""
-        if self.engine.method == "backprop" or type(y) is not Constant \
-                or not bool(get_array_module(y.data).isnan(y.data).any()):
+        """f(a) for f(t) = sin(t)/t where a is 0: its limit, as f(t) at t = a has
+        it (see ``limit``), taken along each parameter in turn. A result that
+        is a graph keeps it: only its values change (what is differentiated
+        is the graph, whose own derivatives Taylor mode takes)."""
+        xp = get_array_module(y.data)
+        if self.engine.method == "backprop" or not bool(xp.isnan(y.data).any()):
             return y
+        value = y.data
         for i, arg in enumerate(args):
             if arg.data.dtype.kind != "f":
                 continue
             x = Variable(arg.data, name=definition.params[i])
+            points = [Constant(a.data) for a in args]
+            points[i] = x
             with using_config("enable_backprop", True):
-                fx = self.ev.call_defined(definition, [*args[:i], x, *args[i + 1:]], node)
-            value = self.limit(fx, [x])
-            if value.shape == y.data.shape:
-                y = Constant(value)
-            if not bool(get_array_module(y.data).isnan(y.data).any()):
+                fx = self.ev.call_defined(definition, points, node)
+            limit = self.limit(fx, [x])
+            if limit.shape == value.shape:
+                value = xp.where(xp.isnan(value), limit, value)
+            if not bool(xp.isnan(value).any()):
                 break
+        if type(y) is Constant:
+            return Constant(value)
+        y.data = value
         return y
 
     def gradient(self, node: Call, variables: list[str]) -> tuple[Variable, dict[str, Variable]]:

@@ -273,9 +273,7 @@ class Evaluator(Resolver[Variable]):
         args = [self.eval(a) for a in node.args]
         if isinstance(callee, Definition):
             y = self.call_defined(callee, args, node)
-            if all(type(a) is Constant for a in args):  # f(0): its limit where 0/0
-                return self.calculus.call_limit(callee, args, node, y)
-            return y
+            return self.calculus.call_limit(callee, args, node, y)  # f(0): its limit at 0/0
         try:
             return _fold(callee.call, *args)
         except GradcliError as err:

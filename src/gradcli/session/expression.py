@@ -16,7 +16,7 @@ import numpy as np
 from ..core.backend import as_numpy
 from ..core.derivatives import grad as core_grad
 from ..core.graph import Constant, Variable
-from ..core.method import blockwise, sample
+from ..core.method import blockwise, sample, undefined_where_nan
 from ..errors import GradcliError, ReservedNameError, UnknownNameError, UsageError
 from ..lang.ast import free_names
 from ..lang.evaluate import CONSTANT_ALIASES, MAX_ORDER, Evaluator
@@ -125,14 +125,24 @@ def evaluate_expression(session: Session, node: Any, options: EvalOptions, res: 
             else:  # the derivatives printed only: k! c_k of the others may overflow
                 shown = max(options.order or 0, 2 if options.check else 0)
                 ds = engine.orders(y, x, shown) if shown else [y.data]
+        # a value that is nan has no derivatives, whatever it depends on (diff
+        # gives nan there; --wrt x of an expression without x gave 0)
+        ds = undefined_where_nan(ds)
+        cs = undefined_where_nan(cs) if cs else cs
         engine.warn_if_cancelling(y, x, top, (cs or ds)[top])
-        # Taylor mode's value: the limit where y is 0/0 at the point (sin(x)/x at 0)
-        res.value = as_numpy((cs or ds)[0])
+        # Taylor mode's value: the limit where y is 0/0 at the point (sin(x)/x at 0);
+        # the value computed where Taylor mode has none (q(0*x) for q(t) = sin(t)/t,
+        # whose limit the call took along its own parameter)
+        row = as_numpy((cs or ds)[0])
+        forward = as_numpy(y.data)
+        res.value = np.where(np.isnan(row), forward, row) if forward.shape == row.shape \
+            and bool(np.isnan(row).any()) else row
         if options.order:
             res.derivatives = [as_numpy(d) for d in ds[1 : options.order + 1]]
         if options.series is not None:
             res.series = [as_numpy(c) for c in cs[: options.series + 1]] if cs else \
                 [as_numpy(ds[k]) / _factorial(k) for k in range(options.series + 1)]
+            res.series[0] = res.value  # c0 is the value, the limit where it has one
         if options.check:
             from .checking import check_derivatives  # only with --check
 
@@ -308,7 +318,8 @@ def _checks_the_gradient(session: Session, node: Any, options: EvalOptions) -> b
 
 
 def _constant_derivatives(y: Variable, options: EvalOptions, res: Result) -> None:
-    zero = np.zeros_like(as_numpy(y.data))
+    value = as_numpy(y.data)
+    zero = np.where(np.isnan(value), np.nan, np.zeros_like(value))
     if options.order:
         res.derivatives = [zero] * options.order
     if options.series is not None:
