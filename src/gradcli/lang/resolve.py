@@ -25,7 +25,7 @@ from ..errors import ArityError, GradcliError, LimitError, MathError, UnknownNam
 from ..record import Record
 from . import ast
 from .ast import Call, Name, Prime
-from .namespace import CONSTANT_ALIASES, CONSTANTS, Namespace
+from .namespace import CONSTANT_ALIASES, CONSTANTS, SPECIAL_FORMS, Namespace
 
 MAX_CALL_DEPTH = 64
 """Calls nested in calls, in both interpretations (a function defined in terms
@@ -33,11 +33,6 @@ of itself would expand forever)."""
 
 MAX_ORDER = 1000
 """The highest derivative order the language takes (diff's n, f'''..., --order)."""
-
-SPECIAL_FORMS: dict[str, tuple[str, str]] = {
-    "diff": ("diff(expr, x[, n[, a]])", "n-th derivative of expr by x (at x = a)"),
-    "grad": ("grad(expr[, x, y...])", "all partial derivatives, as name: value"),
-}
 
 T = TypeVar("T")
 
