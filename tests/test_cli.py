@@ -91,10 +91,9 @@ def test_version_and_help():
                    "--format", "--digits", "--color", "--device", "--dtype"):
         assert re.search(rf"(^|\s){re.escape(option)}\b", proc.stdout), option
     text = " ".join(proc.stdout.split())
-    from gradcli.core.check import ESTIMATE, PASS_RULE
-    from gradcli.session.expression import SERIES_ABOUT
+    from gradcli.rules import CHECK_ESTIMATE, CHECK_PASS_RULE, SERIES_ABOUT
 
-    for fragment in (ESTIMATE, PASS_RULE, "Ridders'", "est_error + 32*eps*|autodiff|",
+    for fragment in (CHECK_ESTIMATE, CHECK_PASS_RULE, "Ridders'", "est_error + 32*eps*|autodiff|",
                      SERIES_ABOUT, "about 0 when it has no value"):
         assert fragment in text
     assert "\x1b" not in proc.stdout  # no rich markup when piped

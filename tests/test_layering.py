@@ -79,7 +79,7 @@ def _package_imports(path: pathlib.Path) -> set[str]:
 
 
 LAYERS = {
-    "errors": 0, "record": 0, "atomic": 0, "core": 1, "lang": 2, "formula": 2,
+    "errors": 0, "record": 0, "atomic": 0, "rules": 0, "core": 1, "lang": 2, "formula": 2,
     "session": 3, "results": 3, "expression": 3, "formulas": 3, "checking": 3, "shadow": 3,
     "curves": 3, "variables": 3, "graphs": 4, "render": 4, "pipes": 4, "cli": 5, "repl": 5,
     "__main__": 6,

@@ -15,6 +15,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..lang.names import is_name
+from ..rules import CHECK_ESTIMATE, CHECK_PASS_RULE, SERIES_ABOUT
 from .input import UsageProblem, split_at
 
 __all__ = ["COMMANDS", "MAX_DIGITS", "MAX_ORDER", "Parser", "build", "top_help", "usage_error"]
@@ -40,19 +41,15 @@ TOP_USAGE = "gradcli [OPTIONS] COMMAND [ARGS]..."
 
 
 def check_help() -> str:
-    """--check's help, in the words of the code that checks (core.check)."""
-    from ..core.check import ESTIMATE, PASS_RULE
-
+    """--check's help, in the words of the rule core.check applies (gradcli.rules)."""
     return (f"Compare the derivatives of order 1 and 2 with numerical estimates by "
-            f"{ESTIMATE} (est_error: the estimate's own error bound); a derivative passes "
-            f"when {PASS_RULE} (eps the dtype's machine epsilon). "
+            f"{CHECK_ESTIMATE} (est_error: the estimate's own error bound); a derivative passes "
+            f"when {CHECK_PASS_RULE} (eps the dtype's machine epsilon). "
             "Exit status 3 when one fails.")
 
 
 def series_help() -> str:
-    """--series' help, in the words of the code that expands (session.expression)."""
-    from ..session.expression import SERIES_ABOUT
-
+    """--series' help, in the words of the rule session.expression applies."""
     return f"The Taylor polynomial of degree N {SERIES_ABOUT}.  [0 to {MAX_ORDER}]"
 
 TOP_DESCRIPTION = """\

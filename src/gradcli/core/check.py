@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 
 from ..record import Record
+from ..rules import AUTODIFF_ULPS
 from .backend import as_numpy, get_array_module
 from .graph import Variable, as_variable, no_grad
 
@@ -267,16 +268,8 @@ def ridders(f: Callable[[Any], Any], a: Any, order: int,
     return best.reshape(shape), SAFETY * best_err.reshape(shape)
 
 
-AUTODIFF_ULPS = 32
-"""Autodiff's own rounding, in machine epsilons of its value, in the --check rule."""
-ESTIMATE = "Ridders' extrapolation of central differences"
-"""How --check's numerical estimate is made (``ridders``), for help texts."""
-PASS_RULE = f"|autodiff - estimate| <= est_error + {AUTODIFF_ULPS}*eps*|autodiff|"
-"""The --check rule ``agrees`` applies, as help texts print it."""
-
-
 def agrees(autodiff: Any, estimate: Any, est_error: Any, dtype: Any = np.float64) -> Any:
-    """The --check rule (PASS_RULE), elementwise: |autodiff - estimate| <= est_error +
+    """The --check rule (rules.CHECK_PASS_RULE), elementwise: |autodiff - estimate| <= est_error +
     32 eps |autodiff|, eps the dtype's machine epsilon (the second term is
     autodiff's own rounding). nan never passes, nor an infinite autodiff value."""
     autodiff, estimate = np.asarray(autodiff, np.float64), np.asarray(estimate, np.float64)

@@ -1,6 +1,6 @@
 """What a name is, for the options and commands that take one outside an expression
 (``--at x₁=2``, ``--wrt``): the grammar's NAME terminal, without loading the parser;
-and what a name or number typed as another notation writes it (x², 1_000, 0x10) meant."""
+and what a number typed as another notation (1_000, 0x10) meant."""
 
 from __future__ import annotations
 
@@ -32,16 +32,6 @@ _SUPERSCRIPTS = str.maketrans(SUPERSCRIPT_DIGITS + SUPERSCRIPT_MINUS, "012345678
 def exponent_meant(text: str) -> str:
     """'2' for '²', '-1' for '⁻¹': the exponent a typeset one writes."""
     return text.translate(_SUPERSCRIPTS)
-
-
-def power_meant(name: str, spellings: dict[str, str] | None = None) -> str | None:
-    """x^2 for a name that ends in superscript digits (x², which reads as one
-    name): a power written as typeset, its base in gradcli's spelling when
-    ``spellings`` has one (π² is pi^2)."""
-    base = name.rstrip(SUPERSCRIPT_DIGITS)
-    if base == name:
-        return None
-    return f"{(spellings or {}).get(base, base)}^{exponent_meant(name[len(base):])}"
 
 
 def nonzero_digits(text: str) -> bool:

@@ -19,11 +19,11 @@ from ..core.graph import Constant, Variable
 from ..core.method import blockwise, sample, undefined_where_nan
 from ..errors import GradcliError, ReservedNameError, UnknownNameError, UsageError
 from ..lang.ast import free_names
-from ..lang.evaluate import CONSTANT_ALIASES, MAX_ORDER, Evaluator
-from ..lang.names import power_meant
+from ..lang.evaluate import MAX_ORDER, Evaluator
 from ..lang.namespace import is_builtin
 from ..record import Record
 from ..results import Result
+from ..rules import SERIES_CENTRE
 from .variables import (
     default_wrt,
     order_limit,
@@ -176,16 +176,11 @@ def _differentiated(session: Session, node: Any, options: EvalOptions) -> bool:
 
 
 def check_bindable(name: str, node: Any) -> None:
-    """A ReservedNameError where an assignment or definition would bind ``name``
-    badly: a built-in, or a typeset power (x² = 3)."""
+    """A ReservedNameError where an assignment or definition would bind a
+    built-in's name. (A typeset power, x² = 3, is no name: it does not parse.)"""
     if is_builtin(name):
         raise ReservedNameError(
             f"'{name}' is a built-in function; choose another name"
-        ).at(node.line or None, node.column or None)
-    meant = power_meant(name, CONSTANT_ALIASES)
-    if meant:  # x² = 3 made a name no --at or --wrt could take
-        raise ReservedNameError(
-            f"'{name}' reads as a power, not a name: write {meant}"
         ).at(node.line or None, node.column or None)
 
 
@@ -285,13 +280,9 @@ def _over_blocks(session: Session, node: Any, options: EvalOptions,
     return Variable(ds[0]), Variable(values, name=wrt), ds
 
 
-SERIES_ABOUT = "about the variable's value, or about 0 when it has no value"
-"""Where --series expands (``_series_at_zero``), as help texts say it."""
-
-
 def _series_at_zero(session: Session, node: Any, options: EvalOptions) -> dict[str, Any]:
     """A series by a variable with no value expands about 0, as SymPy's does
-    (SERIES_ABOUT)."""
+    (rules.SERIES_CENTRE, which the help text states)."""
     if options.series is None:
         return {}
     try:
@@ -300,7 +291,7 @@ def _series_at_zero(session: Session, node: Any, options: EvalOptions) -> dict[s
         return {}
     if wrt is None or wrt in session.values or wrt not in free_names(node, session.functions):
         return {}
-    return {wrt: session.xp.asarray(0.0, dtype=session.dtype_type)}
+    return {wrt: session.xp.asarray(SERIES_CENTRE, dtype=session.dtype_type)}
 
 
 def _checks_the_gradient(session: Session, node: Any, options: EvalOptions) -> bool:
