@@ -57,7 +57,7 @@ class Calculus:
         # that depends on outer variables stays in the graph (chain rule), as a
         # node of its own: differentiating by the variable it is computed from
         # would also move that variable where the body uses it (diff(x*y, y, 1, x)
-        # gave 2x, not x). A variable that is its ``own`` point (diff(x^3, x),
+        # is x). A variable that is its ``own`` point (diff(x^3, x),
         # sin'(x)) is differentiated by itself: no node x + 0 in plots.
         if type(v) is Constant:
             return Variable(v.data, name=name)
@@ -82,8 +82,8 @@ class Calculus:
                     f"diff(expr, {var.id}, n, a)"
                 ).at(*position(var))
             # a parameter is a node apart from the argument it is bound to, or
-            # whatever else reads that argument would move with it: g(t) =
-            # diff(t*x, t) gave 2x for g(x), and k(t, s) = diff(t*s, t) 2t for k(t, t)
+            # whatever else reads that argument would move with it (g(t) =
+            # diff(t*x, t) makes g(x) x; k(t, s) = diff(t*s, t) makes k(t, t) t)
             bound = ev.binding(var.id)
             point = self._point(found, var.id, own=bound is None or not bound[1])
         self._value_not_formula(args.body, var.id)
@@ -119,8 +119,8 @@ class Calculus:
 
     def prime(self, node: Prime) -> Variable:
         definition, entry = self.ev.prime_target(node)
-        # a built-in has no parameter name: its point is unnamed (it was "x", a second
-        # node labelled x beside the user's x in sin'(x)'s graph)
+        # a built-in has no parameter name: its point is unnamed, so sin'(x)'s
+        # graph has one node labelled x, the user's
         param = definition.params[0] if definition is not None else None
         # a built-in reads nothing but its argument: x can be its own point; a
         # defined function's body may read x besides (f(t) = t*x: f'(x) is x)
@@ -273,7 +273,7 @@ class Calculus:
 
 def to_int(v: Variable, what: str) -> int:
     data = v.data
-    if data.ndim:  # [0] too: v[[0]] read as v[0] gave a number where NumPy gives [v0]
+    if data.ndim:  # [0] too: NumPy reads v[[0]] as [v0], not v[0]
         raise MathError(f"{what} must be a single whole number, got shape {data.shape}")
     f = float(data.reshape(()))
     if not math.isfinite(f) or f != int(f):

@@ -269,7 +269,7 @@ class Resolver(ABC, Generic[T]):
 
 def not_a_function(form: str, var: Name, functions: Mapping[str, Definition]) -> None:
     if var.id in REGISTRY or var.id in SPECIAL_FORMS or var.id in functions:
-        # diff(sin(1), sin, 1, 2) bound 'sin' as a variable no call reads: 0
+        # a function's name bound as a variable would be read by no call
         raise MathError(f"{form}: cannot differentiate by the function '{var.id}'").at(
             *position(var))
 
