@@ -1,7 +1,9 @@
-"""Imports point one way: errors -> core -> lang -> session -> render -> cli/repl.
+"""Imports point one way: errors -> core -> lang -> results -> session, render -> repl -> cli.
 
-Checked in fresh interpreters, so what one test imported cannot hide what
-another module pulls in.
+The layers and the circle test read every import in the source, at the top,
+under TYPE_CHECKING or inside a function alike; the import sets are checked
+in fresh interpreters, so what one test imported cannot hide what another
+module pulls in.
 """
 
 from __future__ import annotations
@@ -79,11 +81,16 @@ def _package_imports(path: pathlib.Path) -> set[str]:
 
 
 LAYERS = {
-    "errors": 0, "record": 0, "atomic": 0, "rules": 0, "core": 1, "lang": 2, "formula": 2,
-    "session": 3, "results": 3, "expression": 3, "formulas": 3, "checking": 3, "shadow": 3,
-    "curves": 3, "variables": 3, "graphs": 4, "render": 4, "pipes": 4, "cli": 5, "repl": 5,
-    "__main__": 6,
-    "__init__": 0,
+    "__init__": 0, "errors": 0, "record": 0, "pipes": 0, "limits": 0, "rules": 0,
+    "asked": 1, "atomic": 1, "core": 1,
+    "lang": 2,
+    "formula": 3, "figures": 3,
+    "results": 4,
+    # side by side, neither importing the other: renderers read results only
+    "session": 5, "render": 5,
+    "repl": 6,
+    "cli": 7,
+    "__main__": 8,
 }
 
 
@@ -96,7 +103,101 @@ def test_imports_point_one_way(path: pathlib.Path) -> None:
     for target in _package_imports(path):
         if target == owner or target not in LAYERS:
             continue
-        assert LAYERS[target] <= level, f"{owner} (layer {level}) imports {target}"
+        assert LAYERS[target] < level, f"{owner} (layer {level}) imports {target}"
+
+
+def test_renderers_never_import_the_session() -> None:
+    for path in sorted((SRC / "render").rglob("*.py")):
+        assert "session" not in _package_imports(path), path.name
+
+
+def _module_name(path: pathlib.Path) -> str:
+    parts = list(path.relative_to(SRC.parent).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def import_graph() -> dict[str, set[str]]:
+    """Each gradcli module and the gradcli modules it imports: every import
+    statement (top level, under TYPE_CHECKING, inside a function), relative or
+    absolute. ``from pkg import name`` is an edge to ``pkg.name`` where that is
+    a module, else to ``pkg``; a package a module lives in is no edge (Python
+    loads it first whatever the module imports)."""
+    paths = {_module_name(p): p for p in SRC.rglob("*.py")}
+
+    def known(name: str) -> str | None:
+        while name and name not in paths:
+            name = name.rpartition(".")[0]
+        return name or None
+
+    graph: dict[str, set[str]] = {}
+    for module, path in paths.items():
+        package = module if path.name == "__init__.py" else module.rpartition(".")[0]
+        targets: set[str | None] = set()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom):
+                if node.level:
+                    base = package.split(".")[: len(package.split(".")) - node.level + 1]
+                    source = ".".join(base + ([node.module] if node.module else []))
+                else:
+                    source = node.module or ""
+                if source.split(".")[0] != "gradcli":
+                    continue
+                for alias in node.names:
+                    full = f"{source}.{alias.name}"
+                    targets.add(full if full in paths else known(source))
+                targets.add(known(source))
+            elif isinstance(node, ast.Import):
+                targets.update(known(a.name) for a in node.names
+                               if a.name.split(".")[0] == "gradcli")
+        graph[module] = {t for t in targets
+                         if t and t != module and not module.startswith(t + ".")}
+    return graph
+
+
+def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components of more than one module (Tarjan's)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    found = []
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        for w in sorted(graph[v]):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            component = []
+            while True:
+                w = stack.pop()
+                component.append(w)
+                if w == v:
+                    break
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return found
+
+
+def test_the_cycle_finder_finds_a_circle_through_a_lazy_import() -> None:
+    graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}
+    assert cycles(graph) == [["a", "b", "c"]]
+    assert cycles({"a": {"b"}, "b": set()}) == []
+    edges = import_graph()
+    # a TYPE_CHECKING import and one inside a function are edges too
+    assert "gradcli.session.context" in edges["gradcli.session.expression"]
+    assert "gradcli.session.curves" in edges["gradcli.session.session"]
+
+
+def test_no_import_circle_in_gradcli() -> None:
+    assert cycles(import_graph()) == []
 
 
 def test_ci_runs_the_readme_test_command() -> None:

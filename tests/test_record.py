@@ -97,3 +97,26 @@ def test_subclasses_extend_their_bases_fields() -> None:
 
     assert fields(Point3) == ("x", "y", "label", "z")
     assert Point3(1, 2, "", 3).z == 3
+
+
+def test_a_field_declared_again_takes_a_new_default_in_its_place() -> None:
+    class Labelled(Point):
+        label: str = "p"
+        z: float = 0.0
+
+    assert fields(Labelled) == ("x", "y", "label", "z")
+    assert Labelled(1, 2).label == "p" and Point(1, 2).label == ""
+    assert Labelled(1, 2, "q", 3).label == "q"
+
+
+def test_render_options_are_the_eval_options_with_digits() -> None:
+    # one list of flags, and one rule for "derivatives wanted"
+    from gradcli.asked import EvalOptions
+    from gradcli.render.plain import RenderOptions
+
+    assert set(fields(EvalOptions)) | {"digits"} == set(fields(RenderOptions))
+    for asked in (EvalOptions(), EvalOptions(order=0), EvalOptions(order=2),
+                  EvalOptions(series=0), EvalOptions(check=True), EvalOptions(grad=True)):
+        shown = RenderOptions.of(asked, 4)
+        assert shown.wants_wrt == asked.wants_derivatives
+        assert shown.order == (asked.order or 0) and shown.digits == 4

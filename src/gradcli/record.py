@@ -12,7 +12,8 @@ the few features gradcli uses, with shared methods and no code generation:
         line: int = 0
 
 - fields are the class's annotated names, in order, after those of its
-  bases; names starting with '_' and ClassVar annotations are not fields;
+  bases (one declared again there only takes a new default); names
+  starting with '_' and ClassVar annotations are not fields;
 - ``__init__`` takes them positionally or by keyword; a class attribute
   value is the default, and ``factory(f)`` a default made fresh per instance;
 - records are frozen and slotted; ``class R(Record, mutable=True)`` makes
@@ -57,9 +58,10 @@ class _RecordType(type):
             inherited_fields += getattr(base, "_fields", ())
             inherited_defaults.update(getattr(base, "_defaults", {}))
             inherited_mutable = inherited_mutable or getattr(base, "_mutable", False)
-        namespace["__slots__"] = own
+        # a field declared again (a new default) keeps its place and its slot
+        namespace["__slots__"] = tuple(f for f in own if f not in inherited_fields)
         cls = super().__new__(mcs, name, bases, namespace)
-        cls._fields = inherited_fields + own
+        cls._fields = inherited_fields + tuple(f for f in own if f not in inherited_fields)
         cls._defaults = {**inherited_defaults, **defaults}
         cls._mutable = inherited_mutable if mutable is None else mutable
         cls._compare = tuple(f for f in cls._fields if f not in cls._uncompared)

@@ -8,11 +8,14 @@
 from __future__ import annotations
 
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..render.output import Output, isatty
 from .input import UsageProblem, line_of, lines_in, stdin_texts
 from .words import CLI_WORDS
+
+if TYPE_CHECKING:
+    from ..asked import EvalOptions
 
 
 def run_eval(args: Any, after_dashes: list[str]) -> int:
@@ -25,29 +28,28 @@ def run_eval(args: Any, after_dashes: list[str]) -> int:
             raise UsageProblem(
                 "give an expression, or '-' to read statements from standard input", "EXPR")
         sources = ["-"]
+    from ..asked import EvalOptions
+    from ..record import fields
+
+    # the options named as EvalOptions' fields are what each statement asks for
+    options = EvalOptions(**{name: getattr(args, name) for name in fields(EvalOptions)})
     return run_statements(
-        sources, bindings=[pair for pairs in args.at for pair in pairs], wrt=args.wrt,
-        order=args.order, grad=args.grad, check=args.check, method=args.method,
-        series=args.series, fmt=args.format, digits=args.digits, colour=args.color,
-        device=args.device, dtype=args.dtype, formula=args.formula, rows=args.rows)
+        sources, options, bindings=[pair for pairs in args.at for pair in pairs],
+        method=args.method, fmt=args.format, digits=args.digits, colour=args.color,
+        device=args.device, dtype=args.dtype, rows=args.rows)
 
 
 def run_statements(
     sources: list[str],
+    options: EvalOptions,
     *,
     bindings: list[tuple[str, str]] = (),  # type: ignore[assignment]
-    wrt: str | None = None,
-    order: int | None = None,
-    grad: bool = False,
-    check: bool = False,
     method: str = "auto",
-    series: int | None = None,
     fmt: str | None = None,
     digits: int | None = None,
     colour: str = "auto",
     device: str = "cpu",
     dtype: str = "float64",
-    formula: bool = False,
     rows: bool = False,
 ) -> int:
     """Run ``sources`` (statement texts; "-" is standard input) and print the
@@ -55,12 +57,11 @@ def run_statements(
     from ..errors import GradcliError
     from ..render.plain import RenderOptions
     from ..results import Result
-    from ..session import EvalOptions, Session
+    from ..session import Session
 
     if fmt is None:
         fmt = "table" if isatty(sys.stdout) else "plain"
-    opts = RenderOptions(order=order or 0, grad=grad, check=check, series=series, digits=digits,
-                         formula=formula)
+    opts = RenderOptions.of(options, digits)
     output = Output(fmt, opts, colour, line_hints=len(sources) > 1 or "-" in sources,
                     rows=rows)
     try:
@@ -78,16 +79,23 @@ def run_statements(
         return output.status
     output.sweep_over(session.at)  # an array --at: a tidy table, a row a point
 
-    options = EvalOptions(wrt=wrt, order=order, grad=grad, check=check, series=series,
-                          formula=formula)
-    if wrt is not None and not (options.wants_derivatives or formula or order is not None):
+    wrt = options.wrt
+    if wrt is not None and not (options.wants_derivatives or options.formula
+                                or options.order is not None):
         # PyTorch and qalc would not say, but a silently ignored option reads as
         # "this printed the derivative by wrt" to a script's author
         output.warning(
             f"--wrt {wrt} has no effect without --order, --series, --check or --formula")
 
     def run(text: str, first: int) -> None:
-        for res in session.run(text, options, first_line=first):
+        try:
+            results = session.run(text, options, first_line=first)
+        except Exception as exc:  # a bug of ours loses this text, not the next ones
+            from ..errors import internal_error
+
+            results = [Result(input=text.strip()[:200], line=first, kind="error",
+                              error=internal_error(exc, first))]
+        for res in results:
             error_line = res.error.line if res.error is not None else None
             output.result(res, line_of(text, first, error_line), res.point)
 
@@ -116,7 +124,7 @@ def run_statements(
 
 def bind_all_at(session: Any, bindings: list[tuple[str, str]], output: Output) -> bool:
     """Bind every --at value in order, reporting each failure; True if all bound."""
-    from ..errors import GradcliError
+    from ..errors import GradcliError, internal_error
 
     ok = True
     for name, value in bindings:
@@ -124,14 +132,14 @@ def bind_all_at(session: Any, bindings: list[tuple[str, str]], output: Output) -
             points = None
             if ":" in value:  # maybe a range, x=0:1:0.25
                 from ..lang.ranges import at_range
-                from ..session.curves import session_number
 
-                points = at_range(name, value, session_number(session))
+                points = at_range(name, value, session.number)
             if points is None:
                 session.bind_at(name, value)
             else:  # x=0:1:0.25
                 session.bind_value(name, points)
-        except GradcliError as err:
+        except Exception as exc:  # a bug of ours is said as any bad --at is
+            err = exc if isinstance(exc, GradcliError) else internal_error(exc)
             err.message = f"--at {name}={value}: {err.message}"
             if err.column is not None and (err.line or 1) == 1:
                 err.column += len(name) + 1  # counted in "name=value", the input shown
@@ -147,7 +155,6 @@ def run_plot(args: Any) -> int:
     from ..errors import GradcliError
     from ..render.plain import RenderOptions
     from ..session import Session
-    from ..session.graphs import graph as draw
 
     expr, path = args.expr, args.output
     out = Output("plain", RenderOptions(), "auto", line_hints=False)
@@ -159,7 +166,7 @@ def run_plot(args: Any) -> int:
     if not bind_all_at(session, [pair for pairs in args.at for pair in pairs], out):
         return out.status
     try:
-        graph = draw(session, expr, args.order, args.wrt, args.verbose, stand_ins=True)
+        graph = session.graph(expr, args.order, args.wrt, args.verbose, stand_ins=True)
         for message in session.pending_warnings():
             out.warning(message)
         from ..render.graph import write_graph

@@ -2,8 +2,8 @@
 
 With ``-o FILE`` the figure is written by matplotlib (imported here only);
 without it, on a terminal, the curves are drawn in braille; piped, a usage
-error asks for ``-o``. Sampling is ``curves.sample_curves`` through the same
-session and Taylor mode as ``eval``.
+error asks for ``-o``. The curves are ``Session.curve``'s data, sampled
+through the same session and Taylor mode as ``eval``.
 """
 
 from __future__ import annotations
@@ -28,16 +28,7 @@ def run_curve(args: Any, after_dashes: list[str]) -> int:
     from ..lang.ranges import over_range
     from ..render.plain import RenderOptions
     from ..session import Session
-    from ..session.curves import (
-        Drawn,
-        drawn,
-        in_text,
-        not_assigned,
-        run_setup,
-        sample_curves,
-        session_evaluator,
-        session_number,
-    )
+    from ..session.curves import drawn, not_assigned
 
     exprs = [*args.exprs, *after_dashes]
     if not exprs:
@@ -80,29 +71,16 @@ def run_curve(args: Any, after_dashes: list[str]) -> int:
     if not bind_all_at(session, [pair for pairs in args.at for pair in pairs], out):
         return out.status
     try:
-        a, b = over_range(var, interval, session_number(session))
+        a, b = over_range(var, interval, session.number)
     except GradcliError as err:
         out.error(err, None, args.over)
         return out.status
-    current: list[Drawn] = []  # the items sampled so far: the last one failed
-    evaluate_expr = session_evaluator(session)
-
-    def evaluate(expr: str, name: str, grid: Any, order: int) -> Any:
-        # each argument's assignments and definitions run just before its expression
-        item = items[len(current)]
-        current.append(item)
-        run_setup(session, item.setup)
-        _uses(session, item, var)
-        try:
-            return evaluate_expr(expr, name, grid, order)
-        except GradcliError as err:
-            raise in_text(err, item.expr) from None
-
+    text = exprs[0]  # the argument an error is shown in
     try:
         with warnings.catch_warnings():  # an interval near the float range's edge
             warnings.simplefilter("ignore", RuntimeWarning)
-            data = sample_curves(evaluate, [item.expr.source for item in items], var, a, b,
-                                 args.points, args.order)
+            data = session.curve(items, var, a, b, args.points, args.order, var_given=True)
+        text = exprs[-1]
         for note in data.notes:
             out.warning(note)
         if args.output is not None:
@@ -120,22 +98,10 @@ def run_curve(args: Any, after_dashes: list[str]) -> int:
             colour = colour_enabled(args.color, sys.stdout)
             write_whole(sys.stdout, render_terminal(data, *terminal_size(), colour=colour))
     except GradcliError as err:
-        text = current[-1].text if current else exprs[0]
+        text = getattr(err, "source", text)  # sampling's: the argument at fault
         out.error(err, line_of(text, 1, err.line), text)
     except (ArithmeticError, ValueError) as exc:  # an interval too wide to draw (1e308)
         out.error(GradcliError(f"cannot draw {var} = {a:g}..{b:g} ({exc}); choose a "
                                "narrower interval"), None, exprs[0])
     return out.status
 
-
-def _uses(session: Any, item: Any, var: str) -> None:
-    """A UsageError for an expression that reads a variable with no value but
-    not the curve's own (sin(y) over the default x): --over names it."""
-    from ..errors import UsageError
-    from ..session.formulas import unbound
-
-    names = unbound(session, item.expr.node)
-    if names and var not in names:
-        text = item.expr.source
-        raise UsageError(f"{text} has no {var} but {names[0]}, which has no value; "
-                         f"draw it over {names[0]}, as in --over {names[0]}=-5:5")

@@ -14,25 +14,33 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+from .. import limits
 from ..lang.names import is_name
+from ..limits import (
+    CURVE_MAX_ORDER,
+    CURVE_POINTS,
+    DTYPES,
+    FORMATS,
+    MAX_CURVE_POINTS,
+    MAX_INPUT,
+    MAX_ORDER,
+    METHODS,
+)
 from ..rules import CHECK_ESTIMATE, CHECK_PASS_RULE, SERIES_ABOUT
 from .input import UsageProblem, split_at
 
 __all__ = ["COMMANDS", "MAX_DIGITS", "MAX_ORDER", "Parser", "build", "top_help", "usage_error"]
 
-# The highest derivative order gradcli computes; equal to
-# gradcli.lang.evaluate.MAX_ORDER (a test keeps the two in step), repeated here
-# so that reading the options need not import the evaluator.
-MAX_ORDER = 1000
 MAX_DIGITS = 17
-MAX_LINE = "10,000,000"  # gradcli.lang.reader: the longest line read from standard input
+MAX_LINE = f"{MAX_INPUT:,}"  # gradcli.lang.reader: the longest line read from standard input
 
-COMMANDS = {
-    "eval": "Evaluate statements: values, derivatives, checks and series.",
-    "plot": "Write the computational graph of EXPR (Graphviz).",
-    "curve": "Draw EXPR and its derivatives over an interval (a file, or the terminal).",
-    "repl": "The interactive calculator (also plain `gradcli` on a terminal).",
-}
+COMMANDS = dict(zip(limits.COMMANDS, (
+    "Evaluate statements: values, derivatives, checks and series.",
+    "Write the computational graph of EXPR (Graphviz).",
+    "Draw EXPR and its derivatives over an interval (a file, or the terminal).",
+    "The interactive calculator (also plain `gradcli` on a terminal).",
+), strict=True))
+COMMANDS_LISTED = ", ".join(limits.COMMANDS[:-1]) + " and " + limits.COMMANDS[-1]
 VERSION = "--version"
 HELP = ("-h", "--help")
 TOP_OPTIONS = {VERSION: "Print the version and exit.", "-h, --help": "Show this message and exit."}
@@ -129,7 +137,7 @@ def variable(option: str) -> Callable[[str], str]:
 def file_name(option: str) -> Callable[[str], str]:
     def convert(text: str) -> str:
         from ..errors import GradcliError
-        from ..lang.reader import check_file_name  # the same rule as the REPL's :plot
+        from ..repl.filenames import check_file_name  # the same rule as the REPL's :plot
 
         try:
             return check_file_name(text)
@@ -143,11 +151,8 @@ def _choices(values: tuple[str, ...]) -> str:
     return "{" + ",".join(values) + "}"
 
 
-METHODS = ("auto", "taylor", "backprop")
-FORMATS = ("table", "json", "plain", "csv", "latex")
 COLOURS = ("auto", "always", "never")
 DEVICES = ("cpu", "gpu")
-DTYPES = ("float64", "float32")
 
 
 # --------------------------------------------------------------------------
@@ -274,10 +279,12 @@ def curve_parser() -> Parser:
     p.option("--over", default="x=-5:5", metavar="NAME=A:B",
              help="The variable and the interval; A and B are expressions (0:2pi).  "
              "[default: x=-5:5]")
-    p.option("--order", type=whole("--order", 0, 20), default=0, metavar="N",
-             help="Draw the derivatives of orders 1..N too.  [default: 0; 0 to 20]")
-    p.option("--points", type=whole("--points", 2, 10_000_000), default=400, metavar="K",
-             help="Points across the interval.  [default: 400; 2 to 10000000]")
+    p.option("--order", type=whole("--order", 0, CURVE_MAX_ORDER), default=0, metavar="N",
+             help=f"Draw the derivatives of orders 1..N too.  [default: 0; 0 to {CURVE_MAX_ORDER}]")
+    p.option("--points", type=whole("--points", 2, MAX_CURVE_POINTS), default=CURVE_POINTS,
+             metavar="K",
+             help="Points across the interval.  "
+             f"[default: {CURVE_POINTS}; 2 to {MAX_CURVE_POINTS}]")
     p.option("-o", "--output", metavar="FILE", type=file_name("--output"),
              help="The file to write: .png, .svg or .pdf (without it: drawn in the "
              "terminal).")
@@ -330,5 +337,7 @@ def usage_error(problem: UsageProblem, parser: Parser | None = None,
     prog = parser.prog if parser else "gradcli"
     message = problem.message if problem.option is None \
         else f"Invalid value for '{problem.option}': {problem.message}"
-    sys.stderr.write(f"Usage: {usage}\nTry '{prog} -h' for help.\n\nError: {message}\n")
+    from ..errors import visible  # the command line's words are user text
+
+    sys.stderr.write(f"Usage: {usage}\nTry '{prog} -h' for help.\n\nError: {visible(message)}\n")
     return 2

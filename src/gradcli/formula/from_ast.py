@@ -20,7 +20,7 @@ from ..errors import GradcliError, MathError
 from ..lang import ast
 from ..lang.resolve import CONSTANT, FUNCTION, VALUE, Definition, Resolver, located
 from .diff import SIZE_LIMIT, derivatives
-from .expr import Expr, Num, Sym, add, as_expr, from_float, mul, neg, power
+from .expr import Expr, Num, Sym, add, as_expr, from_float, mul, neg, power, typed
 from .rewrite import free_names, substitute
 
 _CONSTANTS = ("pi", "e")
@@ -52,9 +52,7 @@ class _Builder(Resolver[Expr]):
             raise located(err, node) from None
 
     def _num(self, node: ast.Num) -> Expr:
-        text = node.text
-        exact = Fraction(text)
-        return Num(exact, any(c in text for c in ".eE"))
+        return typed(node.text)
 
     def _variable(self, name: str) -> Sym:
         # a name no user can write (a quote is no part of a name), sorted where

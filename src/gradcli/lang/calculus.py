@@ -24,8 +24,15 @@ from .ast import Call, Prime, free_names
 from .resolve import MAX_ORDER, SPECIAL_FORMS, located, position
 
 if TYPE_CHECKING:
-    from .evaluate import Evaluator
-    from .resolve import Definition
+    from .resolve import Definition, Resolver
+
+    class Evaluator(Resolver[Variable]):
+        """What Calculus reads of lang.evaluate.Evaluator (named here, not
+        imported: the evaluator imports this module)."""
+
+        ctx: Any
+
+        def leaf(self, name: str) -> Variable | None: ...
 
 __all__ = ["MAX_ORDER", "SPECIAL_FORMS", "Calculus", "to_int"]
 

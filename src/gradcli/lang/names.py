@@ -6,11 +6,12 @@ from __future__ import annotations
 
 import re
 
-SUPERSCRIPT_DIGITS = "\u2070\u00b9\u00b2\u00b3\u2074\u2075\u2076\u2077\u2078\u2079"  # ⁰..⁹
+from ..limits import SUPERSCRIPT_DIGITS  # ⁰..⁹
+
 SUPERSCRIPT_MINUS = "\u207b"  # ⁻, as in x⁻¹
-"""The typeset exponents: x² is x^2 and x⁻¹ is x^-1 (as qalc reads them). The
-grammar's NAME and SUPERSCRIPT terminals spell the same characters (a test
-holds them equal); everything else reads them from here."""
+"""With SUPERSCRIPT_DIGITS, the typeset exponents: x² is x^2 and x⁻¹ is x^-1
+(as qalc reads them). The grammar's NAME and SUPERSCRIPT terminals spell the
+same characters (a test holds them equal)."""
 
 _SUPERSCRIPT_CLASS = r"\u2070\u00b9\u00b2\u00b3\u2074-\u2079"
 NAME = re.compile(rf"[^\W\d{_SUPERSCRIPT_CLASS}][^\W{_SUPERSCRIPT_CLASS}]*")

@@ -76,14 +76,7 @@ __all__ = [
     "parse_each",
 ]
 
-#: Deepest bracket nesting, and deepest tree of non-leaf nodes, accepted.
-#: The evaluator may recurse over a tree; this keeps it far from Python's
-#: recursion limit whatever the input.
-MAX_DEPTH = 256
-#: Longest text ``parse`` accepts, in characters.
-MAX_INPUT = 10_000_000
-#: Longest single statement, in characters: bounds the time one parse takes.
-MAX_STATEMENT = 200_000
+from ..limits import MAX_DEPTH, MAX_INPUT, MAX_STATEMENT
 
 
 class ParseLimitError(ParseError, LimitError):

@@ -16,10 +16,8 @@ from collections.abc import Callable
 import numpy as np
 
 from ..errors import LimitError, UsageError
+from ..limits import MAX_ELEMENTS as MAX_POINTS  # a range is one array; 1e-9 over 0:1 a typo
 
-MAX_POINTS = 10_000_000
-"""A range makes at most this many points (a step of 1e-9 over 0:1 would be a
-billion: a typo, and gigabytes)."""
 LANDS = 1e-9
 """How near, relative to the step, the last step must end to stop for the stop
 to be included: 0:1:0.1 takes ten steps of 0.1, whose sum is 0.9999999999999999."""

@@ -22,6 +22,7 @@ from typing import Any, Generic, TypeVar
 
 from ..core.registry import REGISTRY, closest
 from ..errors import ArityError, GradcliError, LimitError, MathError, UnknownNameError
+from ..limits import MAX_ORDER
 from ..record import Record
 from . import ast
 from .ast import Call, Name, Prime
@@ -30,9 +31,6 @@ from .namespace import CONSTANT_ALIASES, CONSTANTS, SPECIAL_FORMS, Namespace
 MAX_CALL_DEPTH = 64
 """Calls nested in calls, in both interpretations (a function defined in terms
 of itself would expand forever)."""
-
-MAX_ORDER = 1000
-"""The highest derivative order the language takes (diff's n, f'''..., --order)."""
 
 T = TypeVar("T")
 

@@ -21,7 +21,7 @@ import numpy as np
 
 from ..atomic import replacing
 from ..errors import ToolMissingError, UsageError
-from ..session.curves import Curves, decimate
+from ..figures import Curves, decimate
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 from ..errors import GradcliError, LimitError, UsageError
 
 if TYPE_CHECKING:
-    from ..session.graphs import GraphResult
+    from ..figures import GraphResult
 
 FORMATS = (".png", ".svg", ".pdf", ".dot")
 # Above this many nodes a picture stops being legible: say so.

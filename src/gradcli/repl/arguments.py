@@ -11,6 +11,7 @@ import re
 from typing import NamedTuple
 
 from ..errors import GradcliError, LimitError, UsageError
+from ..limits import CURVE_MAX_ORDER as MAX_CURVE_ORDER  # as gradcli curve --order
 
 # the optional N of :d and :plot, and what was meant as one: -1, 1.5, 1e3
 _NUMBER_TEXT = r"-?[\d.]+(?:[eE][+-]?\d+)?"
@@ -61,7 +62,6 @@ def split_order(args: str, default: int, first_line: int = 1,
 _ATOM = r"(?:(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?(?:pi|π)?|pi|π|e|inf)"
 _CURVE_NUMBER = re.compile(rf"[-+]?{_ATOM}(?:[*/]{_ATOM})*")  # 0, 2pi, pi/2, -3*pi/4, inf
 _WHOLE = re.compile(r"\d+")
-MAX_CURVE_ORDER = 20  # as gradcli curve --order
 
 
 class CurveArguments(NamedTuple):

@@ -14,7 +14,7 @@ import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from ..errors import GradcliError, UsageError
+from ..errors import GradcliError, UsageError, internal_error
 from ..render.errors import format_error
 from .arguments import (
     NUMBER,
@@ -59,10 +59,7 @@ class Shell:
         except OSError:  # the output failed (its reader left, a full disk): the loop ends
             raise  # (a file a command writes fails as a GradcliError, see gradcli.atomic)
         except Exception as exc:  # a bug of ours: short, and the session goes on
-            self.display.error(
-                f"internal error ({type(exc).__name__}: {exc}); the session goes on"
-            )
-            self._bump(1)
+            self.show_error(internal_error(exc, first_line), text, first_line)
         return True
 
     def _execute(self, text: str, first_line: int) -> bool:
@@ -100,20 +97,28 @@ class Shell:
 
     def show(self, results: list[Result], text: str, first_line: int, offset: int = 0) -> None:
         for r in results:
-            if r.error is not None:
-                self.show_error(r.error, text, first_line, offset)
-                continue
-            self._before(r)
-            if r.kind == "assign":
-                self.display.assigned(r.name, r.value)
-            elif r.kind == "define":
-                self.display.defined(r.name)
-            elif r.kind == "grad":
-                self.display.grad(r.value)
-            elif r.kind == "formula":
-                self.display.formulas(r)
-            else:
-                self.display.value(r.value)
+            try:
+                self._show(r, text, first_line, offset)
+            except OSError:  # the output failed: the loop ends
+                raise
+            except Exception as exc:  # a display's bug loses this result, not the next
+                self.show_error(internal_error(exc, r.line), text, first_line, offset)
+
+    def _show(self, r: Result, text: str, first_line: int, offset: int) -> None:
+        if r.error is not None:
+            self.show_error(r.error, text, first_line, offset)
+            return
+        self._before(r)
+        if r.kind == "assign":
+            self.display.assigned(r.name, r.value)
+        elif r.kind == "define":
+            self.display.defined(r.name)
+        elif r.kind == "grad":
+            self.display.grad(r.value)
+        elif r.kind == "formula":
+            self.display.formulas(r)
+        else:
+            self.display.value(r.value)
 
     def _before(self, r: Result) -> None:
         """A result's warnings, before the result, as ``gradcli eval`` prints them."""
@@ -237,8 +242,8 @@ class Shell:
                 self.show([r], text, first_line, offset)
 
     def cmd_plot(self, args: str, text: str, first_line: int, offset: int) -> None:
-        from ..lang.reader import split_file_name
         from ..render.graph import graph_format, write_graph
+        from .filenames import split_file_name
 
         # FILE is read as a shell reads a word: "my graph.png", ~/g.png
         spec, path = split_file_name(args) if args.strip() else ("", "")
@@ -251,10 +256,8 @@ class Shell:
         order, expr, skip = split_order(spec, 0, first_line, offset)
         graph_format(path)  # a bad extension fails before any work
         session = self.session
-        from ..session.graphs import graph  # loaded with the session
-
         try:
-            g = graph(session, expr, order=order)
+            g = session.graph(expr, order=order)
         except GradcliError as err:
             if err.line is not None:  # counted from the expression's line: the input's
                 err = copy.copy(err)
@@ -271,17 +274,7 @@ class Shell:
 
     def cmd_curve(self, args: str, text: str, first_line: int, offset: int) -> None:
         from ..lang.ranges import over_range
-        from ..session.curves import (
-            DEFAULT_POINTS,
-            drawn,
-            in_text,
-            not_assigned,
-            run_setup,
-            sample_curves,
-            session_evaluator,
-            session_number,
-        )
-        from ..session.variables import default_wrt
+        from ..session.curves import drawn
 
         parts = split_curve(args, first_line, offset)
         if not parts.expr.strip():
@@ -290,26 +283,13 @@ class Shell:
         try:
             item = drawn(parts.expr, ":curve f(t) = t^3 - t; f(x) 0 2",
                          "draw the others with a :curve each")
-            var = default_wrt(session, item.expr.node)
-            if var is not None:  # checked before the assignments run
-                not_assigned(item, var)
-            run_setup(session, item.setup)
-            var = var or default_wrt(session, item.expr.node) or "x"
+            var, item = session.curve_variable(item)
             try:
                 a, b = over_range(var, ":".join(parts.ends),
-                                  _at_ends(session_number(session), parts.columns))
+                                  _at_ends(session.number, parts.columns))
             except UsageError as err:  # over_range's own (empty, not finite): at A
                 raise err.at(1, parts.columns[0] if parts.columns else None) from None
-            evaluate = session_evaluator(session)
-
-            def positioned(expr: str, name: str, grid: Any, order: int) -> Any:
-                try:
-                    return evaluate(expr, name, grid, order)
-                except GradcliError as err:  # counted in the expression: in the arguments
-                    raise in_text(err, item.expr) from None
-
-            data = sample_curves(positioned, [item.expr.source], var, a, b, DEFAULT_POINTS,
-                                 parts.order)
+            data = session.curve([item], var, a, b, order=parts.order)
         except GradcliError as err:
             if err.line is not None:  # counted in the arguments: in the input's lines
                 err = copy.copy(err)

@@ -27,18 +27,20 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..errors import LimitError, UsageError
-from ..record import Record, factory
+from ..errors import GradcliError, LimitError, UsageError
+from ..figures import Curve, Curves, decimate, function_name
+from ..limits import CURVE_POINTS as DEFAULT_POINTS
+from ..limits import MAX_CURVE_POINTS as MAX_POINTS
+from ..limits import MAX_ORDER, SUPERSCRIPT_DIGITS
+from ..record import Record
 
 if TYPE_CHECKING:
-    from .session import Session
+    from .context import Runner
 
 Evaluate = Callable[[str, str, np.ndarray, int], tuple[list[np.ndarray], list[str]]]
 """``evaluate(text, var, grid, order) -> ([f, f', ..., f^(order)], warnings)``:
 each array of the grid's shape or a scalar; raises the statement's GradcliError."""
 
-DEFAULT_POINTS = 400
-MAX_POINTS = 10_000_000
 TAIL = 2.0
 """Percent of the values on each side that the robust range leaves out."""
 WILD = 2.0
@@ -47,56 +49,7 @@ JUMP = 0.25
 """A jump against the slope is a pole when it is at least this part of the range."""
 SAMPLE = 200_000
 """The robust percentiles are taken on at most this many evenly spaced values."""
-_SUPER = str.maketrans("0123456789", "\u2070\u00b9\u00b2\u00b3\u2074\u2075\u2076\u2077\u2078\u2079")
-
-
-class Curve(Record):
-    """One line of the figure: an expression, or one of its derivatives."""
-
-    label: str  # f, f', f'' for one expression; the expression (or d/dx of it) for several
-    expr: str
-    order: int
-    x: np.ndarray  # float64; gaps are nan in y (x there is the midpoint)
-    y: np.ndarray
-
-
-class Curves(Record):
-    """Everything a renderer draws: the curves, the interval and the y range."""
-
-    var: str
-    a: float
-    b: float
-    exprs: list[str]
-    order: int
-    curves: list[Curve]
-    y_range: tuple[float, float] | None  # None: no finite value at all
-    clipped: bool = False  # wild values near a pole lie outside y_range
-    notes: list[str] = factory(list)
-
-    @property
-    def title(self) -> str:
-        if len(self.exprs) == 1:
-            if _users_call(self.exprs[0], self.var):
-                return self.exprs[0]  # g(x), not f(x) = g(x)
-            return f"f({self.var}) = {self.exprs[0]}"
-        return ", ".join(self.exprs)
-
-
-def function_name(expr: str, var: str) -> str:
-    """What one expression's curves are called: ``g`` for ``g(x)`` (the user's
-    function called on the variable alone), otherwise ``f`` (sin(x) too)."""
-    return _users_call(expr, var) or "f"
-
-
-def _users_call(expr: str, var: str) -> str | None:
-    """``g`` when ``expr`` is ``g(var)`` and g is no built-in, else None."""
-    from ..lang.namespace import is_builtin
-
-    head, _, rest = expr.strip().partition("(")
-    head = head.strip()
-    if head.isidentifier() and rest.replace(" ", "") == f"{var})" and not is_builtin(head):
-        return head
-    return None
+_SUPER = str.maketrans("0123456789", SUPERSCRIPT_DIGITS)
 
 
 def label(expr: str, order: int, var: str, single: bool) -> str:
@@ -234,51 +187,15 @@ def cut_gaps(x: np.ndarray, y: np.ndarray, slope: np.ndarray | None,
     return np.insert(x, at, mid), np.insert(y, at, np.nan)
 
 
-def decimate(x: np.ndarray, y: np.ndarray, columns: int, x_range: tuple[float, float]
-             ) -> tuple[np.ndarray, np.ndarray]:
-    """At most four points per column of ``columns`` equal columns across
-    ``x_range``: each run of finite points in a column is its first, lowest,
-    highest and last, so the line drawn covers the same pixels; a gap (nan)
-    stays a gap. Arrays of up to 4 * columns points are returned as they are."""
-    if y.size <= 4 * columns:
-        return x, y
-    finite = np.isfinite(y)
-    idx = np.flatnonzero(finite)
-    if idx.size == 0:
-        return x[:1], y[:1]
-    x0, x1 = x_range
-    col = np.clip(((x[idx] - x0) * (columns / (x1 - x0))).astype(np.int64), 0, columns - 1)
-    run = np.cumsum(~finite)[idx]  # gaps passed so far: a new run after each
-    new = np.empty(idx.size, dtype=bool)
-    new[0] = True
-    new[1:] = (col[1:] != col[:-1]) | (run[1:] != run[:-1])
-    starts = np.flatnonzero(new)
-    ends = np.append(starts[1:], idx.size) - 1
-    xv, yv = x[idx], y[idx]
-    out_x = np.empty((starts.size, 5))
-    out_y = np.empty((starts.size, 5))
-    mid = (xv[starts] + xv[ends]) / 2
-    out_x[:, 0], out_y[:, 0] = xv[starts], yv[starts]
-    out_x[:, 1], out_y[:, 1] = mid, np.minimum.reduceat(yv, starts)
-    out_x[:, 2], out_y[:, 2] = mid, np.maximum.reduceat(yv, starts)
-    out_x[:, 3], out_y[:, 3] = xv[ends], yv[ends]
-    out_x[:, 4], out_y[:, 4] = xv[ends], np.nan
-    keep = np.ones((starts.size, 5), dtype=bool)
-    keep[:, 4] = np.append(run[starts[1:]] != run[starts[:-1]], False)  # a gap follows
-    return out_x[keep], out_y[keep]
-
-
-def session_evaluator(session: Session) -> Evaluate:
+def session_evaluator(session: Runner) -> Evaluate:
     """An ``Evaluate`` that runs the text in ``session`` with the grid bound to
     the variable: the session's bindings and defined functions apply, and its
     method (Taylor mode, one pass for every order). The variable's binding and
     ``ans`` are restored afterwards; definitions made in the text stay."""
-    from .session import EvalOptions
+    from ..asked import EvalOptions
 
     def evaluate(text: str, var: str, grid: np.ndarray,
                  order: int) -> tuple[list[np.ndarray], list[str]]:
-        from ..lang.evaluate import MAX_ORDER
-
         order = min(order, MAX_ORDER)
         with session.scratch(var, grid):
             results = session.run(text, EvalOptions(order=order, wrt=var))
@@ -346,10 +263,10 @@ def one_line_of(text: str) -> str:
     return " ".join(text.split())
 
 
-def run_setup(session: Session, setup: list[Any]) -> None:
+def run_setup(session: Runner, setup: list[Any]) -> None:
     """Run the assignments and definitions ``setup`` (lang.parser.Statements) in
     ``session``; the first failure is raised (positioned within their text)."""
-    from .session import EvalOptions
+    from ..asked import EvalOptions
 
     for st in setup:
         done = session.run_statement(st, EvalOptions())
@@ -371,7 +288,7 @@ def in_text(err: Any, st: Any) -> Any:
     return err
 
 
-def session_number(session: Session) -> Callable[[str], float]:
+def session_number(session: Runner) -> Callable[[str], float]:
     """A callback for lang.ranges: the text evaluated in ``session`` (its
     bindings and functions apply) as one real number; nothing is bound.
     Raises the evaluator's errors (columns relative to the text), and a
@@ -392,6 +309,63 @@ def session_number(session: Session) -> Callable[[str], float]:
     return number
 
 
-__all__ = ["DEFAULT_POINTS", "Curve", "Curves", "Drawn", "Evaluate", "cut_gaps",
-           "decimate", "drawn", "in_text", "label", "not_assigned", "robust_range",
-           "run_setup", "sample_curves", "session_evaluator", "session_number"]
+def curve_variable(session: Runner, item: Drawn) -> tuple[str, Drawn]:
+    """The variable to draw ``item`` over when none is given, and ``item`` with
+    its setup run (none left to run): the expression's only variable, read
+    before the setup runs (so that the setup cannot assign it) and after (a
+    function it defines may bring one), else x."""
+    from .variables import default_wrt
+
+    var = default_wrt(session, item.expr.node)
+    if var is not None:  # checked before the assignments run
+        not_assigned(item, var)
+    run_setup(session, item.setup)
+    var = var or default_wrt(session, item.expr.node) or "x"
+    return var, Drawn(item.text, [], item.expr)
+
+
+def draw_curves(session: Runner, items: Sequence[Drawn], var: str, a: float, b: float,
+                points: int = DEFAULT_POINTS, order: int = 0, var_given: bool = False
+                ) -> Curves:
+    """``Session.curve``: each item's setup run just before its expression is
+    sampled (see ``sample_curves``). With ``var_given`` (the user named the
+    variable), an expression that reads another variable with no value but not
+    ``var`` is a UsageError naming it. An error is positioned within the text
+    of the item at fault, which its ``source`` names."""
+    evaluate_expr = session_evaluator(session)
+    current: list[Drawn] = []  # the items sampled so far: the last one failed
+
+    def evaluate(expr: str, name: str, grid: Any, order: int) -> Any:
+        item = items[len(current)]
+        current.append(item)
+        run_setup(session, item.setup)
+        if var_given:
+            _uses(session, item, var)
+        try:
+            return evaluate_expr(expr, name, grid, order)
+        except GradcliError as err:
+            raise in_text(err, item.expr) from None
+
+    try:
+        return sample_curves(evaluate, [item.expr.source for item in items], var, a, b,
+                             points, order)
+    except GradcliError as err:
+        err.source = current[-1].text if current else items[0].text if items else ""
+        raise
+
+
+def _uses(session: Runner, item: Drawn, var: str) -> None:
+    """A UsageError for an expression that reads a variable with no value but
+    not the curve's own (sin(y) over the default x): --over names it."""
+    from .formulas import unbound
+
+    names = unbound(session, item.expr.node)
+    if names and var not in names:
+        text = item.expr.source
+        raise UsageError(f"{text} has no {var} but {names[0]}, which has no value; "
+                         f"draw it over {names[0]}, as in --over {names[0]}=-5:5")
+
+
+__all__ = ["DEFAULT_POINTS", "Curve", "Curves", "Drawn", "Evaluate", "curve_variable",
+           "cut_gaps", "decimate", "draw_curves", "drawn", "in_text", "label", "not_assigned",
+           "robust_range", "run_setup", "sample_curves", "session_evaluator", "session_number"]

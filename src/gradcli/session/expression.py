@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from ..asked import EvalOptions
 from ..core.backend import as_numpy
 from ..core.derivatives import grad as core_grad
 from ..core.graph import Constant, Variable
@@ -21,7 +22,7 @@ from ..errors import GradcliError, ReservedNameError, UnknownNameError, UsageErr
 from ..lang.ast import free_names
 from ..lang.evaluate import MAX_ORDER, Evaluator
 from ..lang.namespace import is_builtin
-from ..record import Record
+from ..limits import FACTORIAL_ORDER
 from ..results import Result
 from ..rules import SERIES_CENTRE
 from .variables import (
@@ -32,25 +33,7 @@ from .variables import (
 )
 
 if TYPE_CHECKING:
-    from .session import Session
-
-
-class EvalOptions(Record, mutable=True):
-    """What to compute for each expression statement, beyond its value."""
-
-    wrt: str | None = None
-    # --order N or :d N; None where not asked. 0 is asked: by a variable with no
-    # value it gives the formula of order 0, where no order gives a name error
-    order: int | None = None
-    grad: bool = False
-    check: bool = False
-    series: int | None = None
-    formula: bool = False  # the formulas beside the numbers
-
-    @property
-    def wants_derivatives(self) -> bool:
-        return bool(self.order) or self.check or self.series is not None
-
+    from .context import Context as Session
 
 
 def evaluate_expression(session: Session, node: Any, options: EvalOptions, res: Result) -> None:
@@ -325,4 +308,4 @@ def _constant_derivatives(y: Variable, options: EvalOptions, res: Result) -> Non
 
 def _factorial(k: int) -> float:
     """k! as a float; inf past 170! (a coefficient f^(k)/k! then underflows to 0)."""
-    return float(math.factorial(k)) if k <= 170 else math.inf
+    return float(math.factorial(k)) if k <= FACTORIAL_ORDER else math.inf

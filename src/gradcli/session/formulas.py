@@ -21,9 +21,9 @@ from ..lang.ast import free_names
 from ..lang.evaluate import CONSTANTS
 
 if TYPE_CHECKING:
+    from ..asked import EvalOptions
     from ..results import Result
-    from .expression import EvalOptions
-    from .session import Session
+    from .context import Context as Session
 
 _DIFFERENTIATING = ("diff", "grad")
 

@@ -1,7 +1,7 @@
 """The computational graph of one expression, or of its N-th derivative, as DOT.
 
-Above the session: ``gradcli plot`` and the REPL's ``:plot`` run the setup
-statements through the session, then build the graph here.
+``Session.graph`` (for ``gradcli plot`` and the REPL's ``:plot``) runs the
+setup statements through the session, then builds the graph here.
 """
 
 from __future__ import annotations
@@ -12,32 +12,21 @@ from ..core.derivatives import nested_derivative
 from ..core.dot import count_nodes, get_dot_graph
 from ..core.fpe import capture_fp_errors
 from ..errors import GradcliError, LimitError, ShapeError, UsageError
+from ..figures import GraphResult
 from ..lang import ast
 from ..lang.ast import free_names
 from ..lang.evaluate import CONSTANTS, Evaluator
 from ..lang.parser import parse
-from ..record import Record
+from ..limits import PLOT_MAX_NODES
 from .curves import run_setup
 from .expression import default_wrt, leaf_to_differentiate, order_limit
 
 if TYPE_CHECKING:
-    from .session import Session
-
-PLOT_MAX_NODES = 20_000
-"""A derivative's graph is drawn up to this many nodes (all orders' graphs
-together): a larger picture is unreadable, and Graphviz takes minutes on it."""
+    from .context import Grapher
 
 
-class GraphResult(Record):
-    """The DOT text of an expression's graph (or of its N-th derivative's)."""
 
-    dot: str
-    nodes: int
-    order: int
-    wrt: str | None
-
-
-def graph(session: Session, text: str, order: int = 0, wrt: str | None = None,
+def graph(session: Grapher, text: str, order: int = 0, wrt: str | None = None,
           verbose: bool = False, stand_ins: bool = False) -> GraphResult:
     """The graph of the last expression of ``text``, or with ``order`` N of its
     N-th derivative; the statements before it (assignments, definitions) run
@@ -50,7 +39,7 @@ def graph(session: Session, text: str, order: int = 0, wrt: str | None = None,
         raise err.reword(session.words) from None
 
 
-def _graph(session: Session, text: str, order: int, wrt: str | None,
+def _graph(session: Grapher, text: str, order: int, wrt: str | None,
            verbose: bool, stand_ins: bool) -> GraphResult:
     statements = parse(text)
     if not statements:

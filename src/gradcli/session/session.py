@@ -11,15 +11,16 @@ from __future__ import annotations
 
 import contextlib
 import math
-from collections.abc import Iterator, Mapping
-from typing import Any
+from collections.abc import Iterator, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from ..asked import EvalOptions
 from ..core.backend import as_numpy, xp_for
 from ..core.fpe import capture_fp_errors
 from ..core.graph import Constant, Variable
-from ..core.method import METHODS, Derivatives, Note
+from ..core.method import Derivatives, Note
 from ..errors import (
     GradcliError,
     LimitError,
@@ -34,13 +35,19 @@ from ..lang.names import is_name
 from ..lang.namespace import BUILTIN, CONSTANT, SPECIAL, Namespace, is_builtin
 from ..lang.parser import BadStatement, Statement, parse, parse_each
 from ..lang.resolve import prime_without_call
+from ..limits import DTYPES as DTYPE_NAMES
+from ..limits import METHODS
 from ..results import Result
 from . import shadow
-from .expression import EvalOptions, check_bindable, evaluate_expression, gradient_statement
+from .expression import check_bindable, evaluate_expression, gradient_statement
 from .formulas import applies
 from .variables import order_limit
 
-DTYPES = {"float64": np.float64, "float32": np.float32}
+if TYPE_CHECKING:  # curves and graphs are loaded by the commands that draw
+    from ..figures import Curves, GraphResult
+    from .curves import Drawn
+
+DTYPES = {name: np.dtype(name).type for name in DTYPE_NAMES}
 
 
 class Session:
@@ -58,9 +65,9 @@ class Session:
         words: Mapping[str, str] | None = None,
     ) -> None:
         if dtype not in DTYPES:
-            raise UsageError(f"unknown dtype {dtype!r}; expected float64 or float32")
+            raise UsageError(f"unknown dtype {dtype!r}; expected {_either(DTYPE_NAMES)}")
         if method not in METHODS:
-            raise UsageError(f"unknown method {method!r}; expected auto, taylor or backprop")
+            raise UsageError(f"unknown method {method!r}; expected {_either(METHODS)}")
         self.dtype, self.device, self.method = dtype, device, method
         self.values: dict[str, Any] = {} if values is None else values
         self.functions: dict[str, Definition] = {} if functions is None else functions
@@ -95,6 +102,12 @@ class Session:
     def warn(self, message: str) -> None:
         """A warning for the statement being run (shown after its result)."""
         self._warnings.append(message)
+
+    def on_cpu(self) -> Session:
+        """A NumPy copy of this session: its bindings, definitions and settings."""
+        return type(self)(dtype=self.dtype, method=self.method,
+                          values={k: as_numpy(v) for k, v in self.values.items()},
+                          functions=dict(self.functions), at=dict(self.at), words=self.words)
 
     def _capture_fp_errors(self) -> contextlib.AbstractContextManager[list[str]]:
         # NumPy's errors; a CuPy array's operations report none (tests that stand in
@@ -175,7 +188,7 @@ class Session:
                 ).at(st.line, st.column)
         if not fp_messages and res.error is None and not self._reports_fp_errors \
                 and shadow.non_finite(shadow.result_arrays(res)):
-            fp_messages = shadow.on_cpu(self, lambda copy: copy._execute(st, options, Result(
+            fp_messages = shadow.on_cpu(self.on_cpu, lambda copy: copy._execute(st, options, Result(
                 input=st.source, line=st.line, at=dict(copy.at))))
         if res.error is not None:
             res.error.reword(self.words)
@@ -233,7 +246,7 @@ class Session:
         with self._capture_fp_errors() as fp_messages:
             value = Evaluator(self).eval(statements[0].node)
         if not fp_messages and not self._reports_fp_errors and shadow.non_finite([value.data]):
-            fp_messages = shadow.on_cpu(self, lambda copy: Evaluator(copy).eval(
+            fp_messages = shadow.on_cpu(self.on_cpu, lambda copy: Evaluator(copy).eval(
                 statements[0].node))
         self._warnings = [*self.pending_warnings(), *fp_messages]
         self.values[name], self.at_text[name] = value.data, text.strip()
@@ -260,6 +273,44 @@ class Session:
                 self.values.pop(k, None)
             self.values.update(saved)
             self.no_ans = no_ans
+
+    def number(self, text: str) -> float:
+        """``text`` evaluated as one real number (a range's end); nothing is bound."""
+        from .curves import session_number
+
+        return session_number(self)(text)
+
+    def run_setup(self, setup: list[Statement]) -> None:
+        """Run assignments and definitions; the first failure is raised."""
+        from .curves import run_setup
+
+        run_setup(self, setup)
+
+    # --- figures: data, drawn by the shells' renderers ------------------------------
+
+    def curve_variable(self, item: Drawn) -> tuple[str, Drawn]:
+        """The variable to draw ``item`` over when the user names none (see
+        ``curves.curve_variable``); ``item``'s setup has run."""
+        from .curves import curve_variable
+
+        return curve_variable(self, item)
+
+    def curve(self, items: Sequence[Drawn], var: str, a: float, b: float,
+              points: int | None = None, order: int = 0, var_given: bool = False) -> Curves:
+        """The curves of ``items`` (each a ``curves.drawn`` argument) and their
+        derivatives up to ``order`` over ``var`` = a..b: data for a renderer.
+        An error is positioned within its item's text, named by its ``source``."""
+        from .curves import DEFAULT_POINTS, draw_curves
+
+        return draw_curves(self, items, var, a, b, points or DEFAULT_POINTS, order, var_given)
+
+    def graph(self, text: str, order: int = 0, wrt: str | None = None,
+              verbose: bool = False, stand_ins: bool = False) -> GraphResult:
+        """The computational graph of the last expression of ``text`` (or of its
+        ``order``-th derivative), as DOT: data for a renderer (``graphs.graph``)."""
+        from .graphs import graph
+
+        return graph(self, text, order, wrt, verbose, stand_ins)
 
     def clear(self) -> None:
         self.values.clear()
@@ -291,6 +342,10 @@ class Session:
     def variables(self) -> Iterator[tuple[str, np.ndarray]]:
         for name in sorted(self.values):
             yield name, as_numpy(self.values[name])
+
+
+def _either(choices: tuple[str, ...]) -> str:
+    return ", ".join(choices[:-1]) + " or " + choices[-1]
 
 
 def _unique(items: list[str]) -> list[str]:

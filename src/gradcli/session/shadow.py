@@ -9,7 +9,7 @@ dropped, and nothing of the GPU session changes.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -18,19 +18,15 @@ from ..core.fpe import INF_RESULT, NAN_RESULT, capture_fp_errors
 from ..errors import GradcliError
 from ..results import Result
 
-if TYPE_CHECKING:
-    from .session import Session
+S = TypeVar("S")
 
 
-def on_cpu(session: Session, work: Callable[[Session], object]) -> list[str]:
-    """The floating-point warnings of ``work`` done again by a NumPy copy of ``session``."""
-    shadow = type(session)(dtype=session.dtype, method=session.method,
-                           values={k: as_numpy(v) for k, v in session.values.items()},
-                           functions=dict(session.functions), at=dict(session.at),
-                           words=session.words)
+def on_cpu(copy: Callable[[], S], work: Callable[[S], object]) -> list[str]:
+    """The floating-point warnings of ``work`` done again by ``copy()``, a NumPy
+    copy of the session (``Session.on_cpu``)."""
     with capture_fp_errors() as fp_messages:
         try:
-            work(shadow)
+            work(copy())
         except GradcliError:
             pass
     return fp_messages
@@ -45,9 +41,19 @@ def shown(messages: list[str], res: Result) -> list[str]:
         return messages
     values = [a for a in result_arrays(res) if a.dtype.kind in "fc"]
     has_nan = any(bool(np.isnan(a).any()) for a in values)
-    has_inf = any(bool(np.isinf(a).any()) for a in values)
+    has_inf = any(bool(np.isinf(a).any()) for a in values) or _infinite_formula(res)
     return [m for m in messages
             if (has_nan or not m.endswith(NAN_RESULT)) and (has_inf or not m.endswith(INF_RESULT))]
+
+
+def _infinite_formula(res: Result) -> bool:
+    """Whether a formula of the result holds inf (a constant fold overflowed)."""
+    formulas = [*(res.formulas or ()), *(res.gradient_formulas or {}).values()]
+    if not formulas:
+        return False
+    from ..formula import infinite  # only results with formulas
+
+    return any(infinite(f) for f in formulas)
 
 
 def result_arrays(res: Result) -> list[np.ndarray]:

@@ -13,7 +13,7 @@ from ..lang.ast import free_names
 from ..lang.evaluate import CONSTANTS, MAX_ORDER
 
 if TYPE_CHECKING:
-    from .session import Session
+    from .context import Bindings as Session
 
 
 def order_limit(what: str, n: int) -> None:
