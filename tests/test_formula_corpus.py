@@ -149,11 +149,16 @@ def _sigmoid(u: sympy.Expr) -> sympy.Expr:
 VALUE_NAMES = {
     "x": X, "e": sympy.E, "pi": sympy.pi, "abs": sympy.Abs, "sigmoid": _sigmoid,
     "log2": lambda u: sympy.log(u, 2), "log10": lambda u: sympy.log(u, 10),
+    # gradcli's are real where SymPy's principal ones are not (cbrt(-8) = -2)
+    "cbrt": lambda u: sympy.real_root(u, 3), "exp2": lambda u: 2**u,
+    "expm1": lambda u: sympy.exp(u) - 1, "log1p": lambda u: sympy.log(1 + u),
 }
 COUNT_NAMES = {
     "x": X, "e": sympy.E, "pi": sympy.pi, "abs": sympy.Abs,
     "sigmoid": sympy.Function("sigmoid"), "log2": sympy.Function("log2"),
-    "log10": sympy.Function("log10"),
+    "log10": sympy.Function("log10"), "cbrt": sympy.Function("cbrt"),
+    "exp2": sympy.Function("exp2"), "expm1": sympy.Function("expm1"),
+    "log1p": sympy.Function("log1p"),
 }
 
 

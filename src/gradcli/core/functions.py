@@ -85,6 +85,46 @@ def _sigmoid_forward(xp: Any, x: Any) -> Any:
     return xp.where(x < 0, e * r, r)
 
 
+def _erf_small(xp: Any, a: Any) -> Any:
+    """erf(a) for 0 <= a <= 2: (2/sqrt(pi)) exp(-a**2) sum_k (2 a**2)**k a / (2k+1)!!,
+    a series of positive terms (no cancellation; 40 terms reach 2**-53 at a = 2)."""
+    t = 2.0 * a * a
+    s = xp.ones_like(a)
+    for k in range(40, 0, -1):
+        s = 1.0 + s * t / (2 * k + 1)
+    return (2.0 / math.sqrt(math.pi)) * a * xp.exp(-a * a) * s
+
+
+def _erfc_large(xp: Any, a: Any) -> Any:
+    """erfc(a) for 2 <= a <= 27 (past that it underflows): Laplace's continued
+    fraction exp(-a**2) / sqrt(pi) / (a + (1/2)/(a + 1/(a + (3/2)/(a + ...)))),
+    with a**2 split so that exp(-a**2) keeps its digits (a part with an exact square)."""
+    f = a
+    for k in range(60, 0, -1):
+        f = a + (k / 2.0) / f
+    ah = xp.round(a * 2.0**20) / 2.0**20
+    return xp.exp(-ah * ah) * xp.exp(-(a - ah) * (a + ah)) / (math.sqrt(math.pi) * f)
+
+
+def _erf(xp: Any, x: Any, complement: bool) -> Any:
+    """erf or erfc to a few ulps: NumPy has neither; CuPy's come from cupyx."""
+    if xp is not np:
+        from cupyx.scipy import special  # lazily: CuPy only on the GPU path
+
+        return special.erfc(x) if complement else special.erf(x)
+    x = np.asarray(x)
+    a = np.abs(x)
+    with np.errstate(invalid="ignore", over="ignore", under="ignore"):
+        small = _erf_small(np, np.minimum(a, 2.0))
+        large = _erfc_large(np, np.clip(a, 2.0, 27.0))
+    near = a < 2.0
+    if complement:  # erfc(-a) = 2 - erfc(a)
+        c = np.where(near, 1.0 - small, large)
+        return np.where(x < 0, 2.0 - c, c).astype(x.dtype, copy=False)
+    r = np.where(near, small, 1.0 - large)
+    return np.copysign(r, x).astype(x.dtype, copy=False)
+
+
 # name, forward, derivative dy/dx given (x, y), doc, safe domain, SymPy reference,
 # Taylor rule, and the names other tools give it (for "did you mean" hints)
 exp = elementwise(
@@ -92,11 +132,26 @@ exp = elementwise(
     doc="exponential e**x", domain=(-3.0, 3.0), reference="exp(x)",
     taylor=_taylor.exp_rule,
 )
+
+
+def _log_base(log1: Any) -> Any:
+    """log(x) and log(x, b), the log to base b: log(x) / log(b)."""
+
+    def log(x: Any, *base: Any) -> Any:
+        if not base:
+            return log1(x)
+        with builtin("log"):  # log(8, 1) warns as log, not as '/'
+            return log1(x) / log1(base[0])
+
+    log.__doc__ = log1.__doc__
+    return log
+
+
 log = elementwise(
     "log", forward="log", derivative=lambda x, y: 1 / x,
-    doc="natural logarithm", domain=(0.1, 5.0), reference="log(x)",
+    doc="natural logarithm; log(x, b): to base b", domain=(0.1, 5.0), reference="log(x)",
     taylor=_taylor.log_rule,
-    aliases=("ln",),
+    call=_log_base, signature="log(x[, b])", max_args=2,
 )
 _LN2 = NamedConstant(math.log(2.0), "log", 2.0)  # formulas write log(2)
 _LN10 = NamedConstant(math.log(10.0), "log", 10.0)
@@ -196,6 +251,115 @@ sigmoid = elementwise(
     aliases=("logistic", "expit"),
 )
 
+
+# --- issue 31: the names of textbooks -------------------------------------------
+_log = REGISTRY["log"]
+
+
+def ln(x: Any) -> Any:
+    """natural logarithm, the same as log(x)"""
+    return log(x)
+
+
+register(Builtin(  # the same Function as log: formulas and graphs say log
+    name="ln", signature="ln(x)", doc="natural logarithm, the same as log(x)",
+    call=ln, min_args=1, max_args=1, kind="elementwise",
+    function=_log.function, derivative=_log.derivative, taylor=_log.taylor,
+    domain=_log.domain, reference="log(x)",
+))
+
+
+def _recip_of(name: str) -> Any:
+    return lambda xp, x: 1.0 / getattr(xp, name)(x)
+
+
+def _of_recip(name: str) -> Any:
+    return lambda xp, x: getattr(xp, name)(1.0 / x)
+
+
+sec = elementwise(
+    "sec", forward=_recip_of("cos"), derivative=lambda x, y: y * tan(x),
+    doc="secant 1/cos(x)", domain=(-1.2, 1.2), reference="sec(x)",
+    taylor=_taylor.sec_rule,
+)
+csc = elementwise(
+    "csc", forward=_recip_of("sin"), derivative=lambda x, y: -(y * cot(x)),
+    doc="cosecant 1/sin(x)", domain=(0.3, 2.8), reference="csc(x)",
+    taylor=_taylor.csc_rule, aliases=("cosec",),
+)
+cot = elementwise(
+    "cot", forward=_recip_of("tan"), derivative=lambda x, y: -(1 + y * y),
+    doc="cotangent 1/tan(x)", domain=(0.3, 2.8), reference="cot(x)",
+    taylor=_taylor.cot_rule, aliases=("cotan",),
+)
+# |x| * sqrt(x*x - 1): the derivatives of asec and acsc for |x| > 1
+asec = elementwise(
+    "asec", forward=_of_recip("arccos"),
+    derivative=lambda x, y: 1 / (abs(x) * _one_minus_square(x, -1.0) ** 0.5),
+    doc="inverse secant acos(1/x)", domain=(1.2, 5.0), reference="asec(x)",
+    taylor=_taylor.asec_rule, aliases=("arcsec",),
+)
+acsc = elementwise(
+    "acsc", forward=_of_recip("arcsin"),
+    derivative=lambda x, y: -1 / (abs(x) * _one_minus_square(x, -1.0) ** 0.5),
+    doc="inverse cosecant asin(1/x)", domain=(1.2, 5.0), reference="acsc(x)",
+    taylor=_taylor.acsc_rule, aliases=("arccsc", "acosec"),
+)
+acot = elementwise(
+    "acot", forward=_of_recip("arctan"), derivative=lambda x, y: -1 / (1 + x * x),
+    doc="inverse cotangent atan(1/x)", domain=(0.2, 4.0), reference="acot(x)",
+    taylor=_taylor.acot_rule, aliases=("arccot",),
+)
+sech = elementwise(
+    "sech", forward=_recip_of("cosh"), derivative=lambda x, y: -(y * tanh(x)),
+    doc="hyperbolic secant 1/cosh(x)", domain=(-3.0, 3.0), reference="sech(x)",
+    taylor=_taylor.sech_rule,
+)
+csch = elementwise(
+    "csch", forward=_recip_of("sinh"), derivative=lambda x, y: -(y * coth(x)),
+    doc="hyperbolic cosecant 1/sinh(x)", domain=(0.2, 3.0), reference="csch(x)",
+    taylor=_taylor.csch_rule,
+)
+coth = elementwise(
+    "coth", forward=_recip_of("tanh"), derivative=lambda x, y: 1 - y * y,
+    doc="hyperbolic cotangent 1/tanh(x)", domain=(0.2, 3.0), reference="coth(x)",
+    taylor=_taylor.coth_rule,
+)
+cbrt = elementwise(
+    "cbrt", forward="cbrt", derivative=lambda x, y: 1 / (3 * (y * y)),
+    doc="real cube root (negative for negative x)", domain=(-3.0, -0.2),
+    reference="-(-x)**(1/3)",
+    taylor=_taylor.cbrt_rule,
+)
+exp2 = elementwise(
+    "exp2", forward="exp2", derivative=lambda x, y: y * _LN2,
+    doc="power of two 2**x", domain=(-3.0, 3.0), reference="2**x",
+    taylor=_taylor.exp2_rule,
+)
+expm1 = elementwise(
+    "expm1", forward="expm1", derivative=lambda x, y: exp(x),
+    doc="exp(x) - 1, accurate near 0", domain=(-2.0, 2.0), reference="exp(x) - 1",
+    taylor=_taylor.expm1_rule,
+)
+log1p = elementwise(
+    "log1p", forward="log1p", derivative=lambda x, y: 1 / (1 + x),
+    doc="log(1 + x), accurate near 0", domain=(-0.8, 3.0), reference="log(1 + x)",
+    taylor=_taylor.log1p_rule,
+)
+_SQRT_PI = NamedConstant(math.sqrt(math.pi), "sqrt", NamedConstant(math.pi, "", "pi"))
+erf = elementwise(
+    "erf", forward=lambda xp, x: _erf(xp, x, False),
+    derivative=lambda x, y: 2 * exp(-(x * x)) / _SQRT_PI,
+    doc="error function", domain=(-3.0, 3.0), reference="erf(x)",
+    taylor=_taylor.erf_rule,
+)
+erfc = elementwise(
+    "erfc", forward=lambda xp, x: _erf(xp, x, True),
+    derivative=lambda x, y: -2 * exp(-(x * x)) / _SQRT_PI,
+    doc="complementary error function 1 - erf(x)", domain=(-3.0, 5.0), reference="erfc(x)",
+    taylor=_taylor.erfc_rule,
+)
+
 Exp, Log, Log2, Log10, Sqrt = (
     REGISTRY[n].function for n in ("exp", "log", "log2", "log10", "sqrt")
 )
@@ -206,6 +370,13 @@ Sinh, Cosh, Tanh, Asinh, Acosh, Atanh = (
     REGISTRY[n].function for n in ("sinh", "cosh", "tanh", "asinh", "acosh", "atanh")
 )
 Abs, Sigmoid = REGISTRY["abs"].function, REGISTRY["sigmoid"].function
+Sec, Csc, Cot, Asec, Acsc, Acot = (
+    REGISTRY[n].function for n in ("sec", "csc", "cot", "asec", "acsc", "acot")
+)
+Sech, Csch, Coth, Cbrt, Exp2, Expm1, Log1p, Erf, Erfc = (
+    REGISTRY[n].function
+    for n in ("sech", "csch", "coth", "cbrt", "exp2", "expm1", "log1p", "erf", "erfc")
+)
 
 
 # --- the other built-ins: reductions, shapes, linear algebra, constructors -------
@@ -353,4 +524,6 @@ __all__ = [
     *(name for name, b in REGISTRY.items() if b.kind == "elementwise"),
     "Exp", "Log", "Log2", "Log10", "Sqrt", "Sin", "Cos", "Tan", "Asin", "Acos", "Atan",
     "Sinh", "Cosh", "Tanh", "Asinh", "Acosh", "Atanh", "Abs", "Sigmoid",
+    "Sec", "Csc", "Cot", "Asec", "Acsc", "Acot", "Sech", "Csch", "Coth", "Cbrt", "Exp2",
+    "Expm1", "Log1p", "Erf", "Erfc",
 ]

@@ -3,13 +3,15 @@
 
 from __future__ import annotations
 
+import contextlib
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import numpy as np
 
 from ..backend import get_array_module
+from . import inverse as _inverse
 from .geometric import _geom, _geom_underflows, _times_geom
 from .powers import _pow_hi
 from .rows import (
@@ -17,12 +19,14 @@ from .rows import (
     _dtype,
     _empty,
     _f,
+    _local,
     _py_ok,
     _py_rows,
     _recips,
     _Work,
     _writes_derivatives,
 )
+from .series import _div_hi, _mul_hi
 
 
 def exp_rule(u0: Any, U: Any, y0: Any, n: int) -> Any:
@@ -373,3 +377,133 @@ def sigmoid_rule(u0: Any, U: Any, y0: Any, n: int) -> Any:
     # sigmoid(u) = (1 + tanh(u/2)) / 2 satisfies y' = y (1 - y) u', tanh's Riccati form
     return _riccati(u0, U, y0, n, _g_sigmoid, 1.0, -1.0)
 
+
+
+# --- issue 31's functions: built from the rules above ------------------------------
+
+
+@contextlib.contextmanager
+def _inner() -> Iterator[None]:
+    """An intermediate series of a composed rule (sec's cos) must not take the
+    caller's output block (see _rows_out): only the last step writes there."""
+    target = getattr(_local, "target", None)
+    _local.target = None
+    try:
+        yield
+    finally:
+        _local.target = target
+
+
+def _reciprocal(b0: Any, B: Any, y0: Any, n: int) -> Any:
+    """1 / b from b's series; y0 is 1 / b0 as recorded."""
+    xp = get_array_module(B)
+    return _div_hi(xp.asarray(1.0, dtype=_dtype(y0)), None, b0, B, y0, n)
+
+
+def _one_over(rule: Callable[..., Any], forward: str) -> Callable[..., Any]:
+    """The rule of 1 / f(u), from f's rule: sec = 1/cos, coth = 1/tanh ..."""
+
+    def one_over_rule(u0: Any, U: Any, y0: Any, n: int) -> Any:
+        b0 = getattr(get_array_module(u0), forward)(u0)
+        with _inner():
+            B = rule(u0, U, b0, n)
+        return _reciprocal(b0, B, y0, n)
+
+    return one_over_rule
+
+
+sec_rule = _one_over(cos_rule, "cos")
+csc_rule = _one_over(sin_rule, "sin")
+
+
+def _g_cot(u: Any, y: Any, out: Any) -> Any:
+    if out is None:
+        return -(1 + y * y)
+    xp = get_array_module(y)
+    xp.multiply(y, y, out=out)
+    xp.add(1.0, out, out=out)
+    return xp.negative(out, out=out)
+
+
+def cot_rule(u0: Any, U: Any, y0: Any, n: int) -> Any:
+    # y' = -(1 + y**2) u', tan's Riccati form: 1/tan loses digits near tan's poles
+    return _riccati(u0, U, y0, n, _g_cot, 0.0, -1.0)
+
+
+sech_rule = _one_over(cosh_rule, "cosh")
+csch_rule = _one_over(sinh_rule, "sinh")
+coth_rule = _one_over(tanh_rule, "tanh")
+
+
+def _of_reciprocal(rule: Callable[..., Any]) -> Callable[..., Any]:
+    """The rule of f(1 / u), from f's rule: asec = acos(1/u) ..."""
+
+    def of_reciprocal_rule(u0: Any, U: Any, y0: Any, n: int) -> Any:
+        v0 = 1.0 / u0
+        with _inner():
+            V = _reciprocal(u0, U, v0, n)
+        return rule(v0, V, y0, n)
+
+    return of_reciprocal_rule
+
+
+asec_rule = _of_reciprocal(_inverse.acos_rule)
+acsc_rule = _of_reciprocal(_inverse.asin_rule)
+acot_rule = _of_reciprocal(_inverse.atan_rule)
+
+
+def cbrt_rule(u0: Any, U: Any, y0: Any, n: int) -> Any:
+    # u y' = y u' / 3 holds for negative u too: only y0 and u0 enter
+    return _pow_hi(u0, U, y0, n, 1.0 / 3.0)
+
+
+_LN2 = math.log(2.0)
+
+
+def exp2_rule(u0: Any, U: Any, y0: Any, n: int) -> Any:
+    """2**u = exp(u log 2): exp's rule with the coefficients scaled."""
+    return exp_rule(u0 * _LN2, U * _LN2, y0, n)
+
+
+def expm1_rule(u0: Any, U: Any, y0: Any, n: int) -> Any:
+    """exp(u) - 1 differs from exp(u) at order 0 only."""
+    return exp_rule(u0, U, get_array_module(u0).exp(u0), n)
+
+
+def log1p_rule(u0: Any, U: Any, y0: Any, n: int) -> Any:
+    """log(1 + u): log's rule for 1 + u, whose higher coefficients are u's."""
+    return log_rule(1.0 + u0, U, y0, n)
+
+
+_TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
+
+
+def _erf_series(u0: Any, U: Any, y0: Any, n: int, sign: float) -> Any:
+    """y' = sign (2/sqrt(pi)) exp(-u**2) u': the series of g = y'/u' to order
+    n - 1 (exp's rule of -u**2), then k y_k = sum_j j u_j g_{k-j}."""
+    xp = get_array_module(U)
+    d = U.shape[0]
+    c = sign * _TWO_OVER_SQRT_PI
+    e0 = xp.exp(-(u0 * u0))
+    with _inner():
+        if n > 1:
+            S = _mul_hi(u0, U, u0, U, n - 1, y0.shape)
+            G = exp_rule(-(u0 * u0), -S, e0, n - 1) * c
+        else:
+            G = xp.zeros((0,) + y0.shape, dtype=_dtype(y0))
+    g0 = xp.broadcast_to(e0 * c, y0.shape)
+    w = _Work(y0, n)
+    Gr = w.rows(g0, G) if w.vec else [g0, *G]
+    Ut = w.weighted(w.rows(u0, U), d)
+    Y = w.out(w.s(y0))
+    for k in range(1, n + 1):
+        w.spput(Y, k, Ut, Gr, 1, min(k, d), 1.0 / k)
+    return w.result(Y)
+
+
+def erf_rule(u0: Any, U: Any, y0: Any, n: int) -> Any:
+    return _erf_series(u0, U, y0, n, 1.0)
+
+
+def erfc_rule(u0: Any, U: Any, y0: Any, n: int) -> Any:
+    return _erf_series(u0, U, y0, n, -1.0)
