@@ -32,7 +32,8 @@ def _session_names() -> tuple[SessionLoader, Namespace]:
 @pytest.mark.parametrize(("name", "kind"), [
     ("f", FUNCTION), ("sin", BUILTIN), ("diff", SPECIAL), ("grad", SPECIAL),
     ("x", VARIABLE), ("pi", VARIABLE),  # a rebound constant is the user's
-    ("e", CONSTANT), ("inf", CONSTANT), ("ans", ANS), ("zz", UNKNOWN), ("ln", BUILTIN), ("arcsec", UNKNOWN),
+    ("e", CONSTANT), ("inf", CONSTANT), ("ans", ANS), ("zz", UNKNOWN), ("ln", BUILTIN),
+    ("arcsec", UNKNOWN),
 ])
 def test_what_each_kind_of_name_is(name: str, kind: str) -> None:
     _, names = _session_names()
