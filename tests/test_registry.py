@@ -341,3 +341,12 @@ def test_non_elementwise_entries_are_callable() -> None:
     assert lookup("zeros").call(2, 3).shape == (2, 3)
     assert float(lookup("ones").call(3).data.sum()) == 3.0
 
+
+
+def test_every_builtin_is_in_the_language_docs() -> None:
+    import pathlib
+    import re
+
+    text = (pathlib.Path(__file__).parent.parent / "docs" / "language.md").read_text()
+    words = set(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", text))
+    assert sorted(set(REGISTRY) - words) == []
