@@ -206,6 +206,13 @@ def test_corpus_formula_equals_sympy(category: str, text: str, domain: tuple[flo
         assert_equal_at_points(ours, sympy_diff(text, order), domain, f"{text}/{order}")
 
 
+def flat_steps(e: sympy.Expr) -> sympy.Expr:
+    """floor's derivative, which SymPy leaves unevaluated, is 0 between its jumps."""
+    return e.replace(
+        lambda t: isinstance(t, (sympy.Derivative, sympy.Subs))
+        and t.has(sympy.floor, sympy.ceiling), lambda t: sympy.S.Zero)
+
+
 ELEMENTWISE = sorted(n for n, b in REGISTRY.items() if b.kind == "elementwise")
 
 
@@ -214,14 +221,14 @@ def test_every_builtin_formula_equals_sympy(name: str) -> None:
     entry = REGISTRY[name]
     reference = sympy.sympify(entry.reference, locals={"x": X})
     for order, ours in enumerate(formulas(f"{name}(x)"), start=1):
-        assert_equal_at_points(ours, sympy.diff(reference, X, order), entry.domain,
+        assert_equal_at_points(ours, flat_steps(sympy.diff(reference, X, order)), entry.domain,
                                f"{name}/{order}")
     # and inside a chain, where the rule's argument is not a bare name
     inner = f"{name}(x/2 + 1/4)"
     reference = reference.subs(X, X / 2 + sympy.Rational(1, 4))
     lo, hi = entry.domain
     for order, ours in enumerate(formulas(inner, 2), start=1):
-        assert_equal_at_points(ours, sympy.diff(reference, X, order),
+        assert_equal_at_points(ours, flat_steps(sympy.diff(reference, X, order)),
                                (2 * lo - 0.5, 2 * hi - 0.5), f"{inner}/{order}")
 
 

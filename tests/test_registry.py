@@ -37,6 +37,13 @@ def test_registry_has_the_spec_builtins() -> None:
     assert len(ELEMENTWISE) >= 19
 
 
+def flat_steps(e: sympy.Expr) -> sympy.Expr:
+    """floor's derivative, which SymPy leaves unevaluated, is 0 between its jumps."""
+    return e.replace(
+        lambda t: isinstance(t, (sympy.Derivative, sympy.Subs))
+        and t.has(sympy.floor, sympy.ceiling), lambda t: sympy.S.Zero)
+
+
 # --- the reference: SymPy, evaluated with mpmath at 40 digits -------------------------
 
 
@@ -44,7 +51,7 @@ def test_registry_has_the_spec_builtins() -> None:
 def _reference(name: str, order: int) -> sympy.Expr:
     expr = sympy.sympify(REGISTRY[name].reference, locals={"x": X})
     assert expr.free_symbols <= {X}, f"{name}: reference must be an expression in x only"
-    return sympy.diff(expr, X, order) if order else expr
+    return flat_steps(sympy.diff(expr, X, order)) if order else expr
 
 
 @functools.cache
@@ -85,7 +92,7 @@ def test_every_entry_is_documented(name: str) -> None:
     assert b.doc and "\n" not in b.doc and b.doc.strip() == b.doc
     assert b.signature.startswith(name + "(") and b.signature.endswith(")")
     assert callable(b.call)
-    assert b.kind in {"elementwise", "reduction", "shape", "linalg", "constructor"}
+    assert b.kind in {"elementwise", "several", "reduction", "shape", "linalg", "constructor"}
     assert b.min_args >= 0 and (b.max_args is None or b.max_args >= b.min_args)
     assert lookup(name) is b
 

@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import builtins
 import math
+import warnings
 from typing import Any
 
 import numpy as np
 
-from ..errors import MathError
+from ..errors import MathError, NumericWarning, ShapeError
 from .backend import get_array_module
 from .graph import Constant, Function, Variable, as_variable
 from .ops import (
@@ -59,6 +60,7 @@ from .shapes import (
     sum_to,
     transpose,
 )
+from .taylor import STRUCTURAL_RULES
 from .taylor import elementary as _taylor
 from .taylor import inverse as _inverse
 
@@ -379,6 +381,244 @@ Sech, Csch, Coth, Cbrt, Exp2, Expm1, Log1p, Erf, Erfc = (
 )
 
 
+# --- steps and kinks: derivative 0 (or 1) between the points where it is not defined -
+
+
+def _undefined_at(name: str, where: Any, what: str) -> None:
+    """Warn, once a derivative is taken, where ``where`` marks the points at
+    which ``name`` has a jump or kink: there the derivative is not defined."""
+    if bool(np.any(as_numpy_bool(where))):
+        given = "0, its value on either side" if "jump" in what else "one side's"
+        warnings.warn(NumericWarning(
+            f"{name}: the derivative is not defined at {what}; {given} is given there"),
+            stacklevel=3)
+
+
+def as_numpy_bool(a: Any) -> Any:
+    return a.get() if hasattr(a, "get") else a
+
+
+def _step(name: str, jumps: Any) -> tuple[Any, Any]:
+    """The derivative and Taylor rule of a step function (0 between its jumps);
+    ``jumps(xp, x)`` marks the jumps."""
+
+    def derivative(x: Any, y: Any) -> Any:
+        if not isinstance(x, Variable):  # a formula: 0 between the jumps
+            return 0
+        xp = get_array_module(x.data)
+        _undefined_at(name, jumps(xp, x.data), "a jump")
+        return Constant(xp.zeros_like(x.data))
+
+    def rule(u0: Any, U: Any, y0: Any, n: int) -> Any:
+        _undefined_at(name, jumps(get_array_module(u0), u0), "a jump")
+        return _taylor.flat_rule(u0, U, y0, n)
+
+    return derivative, rule
+
+
+def _whole(xp: Any, x: Any) -> Any:
+    return x == xp.floor(x)
+
+
+_STEPS = {
+    "sign": ("sign", "sign of x: -1, 0 or 1", "sign(x)",
+             lambda xp, x: x == 0),
+    "floor": ("floor", "largest whole number <= x", "floor(x)", _whole),
+    "ceil": ("ceil", "smallest whole number >= x", "ceiling(x)", _whole),
+    # NumPy's: halves go to the even neighbour, round(2.5) is 2
+    "round": ("round", "nearest whole number (halves to even)", "floor(x + 1/2)",
+              lambda xp, x: _whole(xp, x - 0.5)),
+    "trunc": ("trunc", "x without its fraction, toward 0", "sign(x)*floor(Abs(x))",
+              lambda xp, x: _whole(xp, x) & (x != 0)),
+}
+for _name, (_fwd, _doc, _ref, _jumps) in _STEPS.items():
+    _d, _r = _step(_name, _jumps)
+    # clear of every jump (whole numbers, halves), for central differences too
+    elementwise(_name, forward=_fwd, derivative=_d, doc=_doc, domain=(1.05, 1.45),
+                reference=_ref, taylor=_r)
+sign, floor, ceil, round, trunc = (REGISTRY[n].call for n in _STEPS)
+Sign, Floor, Ceil, Round, Trunc = (REGISTRY[n].function for n in _STEPS)
+
+
+# --- elementwise functions of several arguments ------------------------------------
+
+
+class Several(Function):
+    """An elementwise function of several arguments, broadcast together (atan2,
+    hypot, mod, clip, max and min of several); ``partials(inputs, y)`` gives
+    each input's derivative in core operations (None: none)."""
+
+    fwd: Any = None
+    partials: Any = None
+
+    def forward(self, *xs: Any) -> Any:
+        shapes = [x.shape for x in xs]
+        try:
+            shape = np.broadcast_shapes(*shapes)
+        except ValueError:
+            raise ShapeError(f"{self.op_name}: shapes "
+                             f"{', '.join(map(str, shapes))} do not broadcast together") from None
+        check_size(shape, self.op_name)
+        self.shapes = shapes
+        return type(self).fwd(get_array_module(xs[0]), *xs)
+
+    def backward(self, gy: Variable) -> tuple[Any, ...]:
+        ps = type(self).partials(self.inputs, self.outputs[0]())
+        out: list[Any] = []
+        for x, p, shape in zip(self.inputs, ps, self.shapes):
+            if p is None or type(x) is Constant:
+                out.append(None)
+                continue
+            g = gy * p
+            out.append(sum_to(g, shape) if g.shape != shape else g)
+        return tuple(out)
+
+
+def _is_formula(v: Any) -> bool:
+    return not isinstance(v, Variable) and hasattr(v, "__gradcli_call__")
+
+
+def _several(name: str, fwd: Any, partials: Any, rule: Any) -> type[Several]:
+    cls = type(name.capitalize(), (Several,), {
+        "__module__": __name__, "op_name": name,
+        "fwd": staticmethod(fwd), "partials": staticmethod(partials),
+    })
+    STRUCTURAL_RULES[cls] = rule
+    return cls
+
+
+def _no_formula(name: str, args: tuple[Any, ...], signature: str) -> None:
+    if builtins.any(_is_formula(a) for a in args):
+        raise MathError(f"formulas do not cover {signature}; give a point for its "
+                        f"value, as in diff(..., x, 1, 2)")
+
+
+def _mask(v: Any) -> Any:
+    """A 0/1 Constant of a condition, in the dtype of the data around it."""
+    return Constant(v.astype(np.float64) if isinstance(v, np.ndarray) else v * 1.0)
+
+
+def _atan2_partials(ins: list[Variable], y: Variable) -> list[Any]:
+    v, u = ins
+    r2 = u * u + v * v
+    return [u / r2, -v / r2]
+
+
+Atan2 = _several("atan2", lambda xp, v, u: xp.arctan2(v, u), _atan2_partials,
+                 _taylor.atan2_rule)
+
+
+def atan2(y: Any, x: Any) -> Variable:
+    """The angle of the point (x, y), in (-pi, pi]."""
+    _no_formula("atan2", (y, x), "atan2(y, x)")
+    return Atan2()(y, x)
+
+
+Hypot = _several("hypot", lambda xp, u, v: xp.hypot(u, v),
+                 lambda ins, y: [ins[0] / y, ins[1] / y], _taylor.hypot_rule)
+
+
+def hypot(x: Any, y: Any) -> Any:
+    """sqrt(x**2 + y**2), without overflow for large x and y."""
+    if _is_formula(x) or _is_formula(y):
+        return (x * x + y * y) ** 0.5  # the same function, as formulas write it
+    return Hypot()(x, y)
+
+
+def _mod_partials(ins: list[Variable], y: Variable) -> list[Any]:
+    a, b = ins
+    xp = get_array_module(a.data)
+    q = xp.floor(a.data / b.data)
+    _undefined_at("mod", a.data == q * b.data, "a jump")
+    return [1.0, Constant(-q)]
+
+
+def _mod_pick(values: list[Any], y0: Any) -> list[Any]:
+    a, b = values
+    xp = get_array_module(y0)
+    q = xp.floor(a / b)
+    _undefined_at("mod", a == q * b, "a jump")
+    return [1.0, -q]
+
+
+Mod = _several("mod", lambda xp, a, b: xp.mod(a, b), _mod_partials,
+               _taylor.select_rule(_mod_pick))
+
+
+def mod(x: Any, y: Any) -> Variable:
+    """x - y*floor(x/y): the remainder, with the sign of y (NumPy's mod)."""
+    _no_formula("mod", (x, y), "mod(x, y)")
+    return Mod()(x, y)
+
+
+def _clip_weights(x: Any, lo: Any, hi: Any) -> list[Any]:
+    _undefined_at("clip", (x == lo) | (x == hi), "a kink (x at lo or hi)")
+    below, above = x < lo, x > hi
+    inside = ~(below | above)
+    return [inside, below & ~above, above]
+
+
+def _clip_partials(ins: list[Variable], y: Variable) -> list[Any]:
+    return [_mask(w) for w in _clip_weights(*(v.data for v in ins))]
+
+
+Clip = _several("clip", lambda xp, x, lo, hi: xp.minimum(xp.maximum(x, lo), hi),
+                _clip_partials,
+                _taylor.select_rule(lambda vs, y0: [w * 1.0 for w in _clip_weights(*vs)]))
+
+
+def clip(x: Any, lo: Any, hi: Any) -> Any:
+    """x limited to [lo, hi]: lo below it, hi above it."""
+    if builtins.any(_is_formula(a) for a in (x, lo, hi)):
+        return _pairwise(_pairwise(x, lo, 1), hi, -1)
+    return Clip()(x, lo, hi)
+
+
+def _larger(sign: int, name: str) -> Any:
+    def weights(a: Any, b: Any) -> list[Any]:
+        _undefined_at(name, a == b, "a kink (equal arguments)")
+        first = (a >= b) if sign > 0 else (a <= b)
+        return [first, ~first]
+    return weights
+
+
+_MAX_W, _MIN_W = _larger(1, "max"), _larger(-1, "min")
+Maximum = _several(
+    "maximum", lambda xp, a, b: xp.maximum(a, b),
+    lambda ins, y: [_mask(w) for w in _MAX_W(ins[0].data, ins[1].data)],
+    _taylor.select_rule(lambda vs, y0: [w * 1.0 for w in _MAX_W(*vs)]))
+Minimum = _several(
+    "minimum", lambda xp, a, b: xp.minimum(a, b),
+    lambda ins, y: [_mask(w) for w in _MIN_W(ins[0].data, ins[1].data)],
+    _taylor.select_rule(lambda vs, y0: [w * 1.0 for w in _MIN_W(*vs)]))
+
+
+def _pairwise(a: Any, b: Any, sign: int) -> Any:
+    """The larger (sign 1) or smaller of a and b, element by element; for
+    formulas (a + b +- |a - b|)/2, whose derivative is written with sign."""
+    if _is_formula(a) or _is_formula(b):
+        return (a + b + sign * abs(a - b)) / 2
+    return (Maximum if sign > 0 else Minimum)()(a, b)
+
+
+def _extreme(name: str, sign: int, reduce: Any) -> Any:
+    def call(x: Any, *more: Any, axis: Any = None) -> Any:
+        if not more:
+            return reduce(x, _axis(x, () if axis is None else (axis,), name))
+        if axis is not None:
+            raise MathError(f"{name}: axis= goes with one array, as in {name}(A, axis=0); "
+                            f"{name}(a, b, ...) is the {'largest' if sign > 0 else 'smallest'}"
+                            " value element by element")
+        out = x
+        with builtin(name):
+            for b in more:
+                out = _pairwise(out, b, sign)
+        return out
+
+    call.__name__ = call.__qualname__ = name
+    return call
+
+
 # --- the other built-ins: reductions, shapes, linear algebra, constructors -------
 
 
@@ -486,20 +726,46 @@ def ones(*shape: Any) -> Variable:
 
 
 def _register(
-    name: str, signature: str, doc: str, call: Any, lo: int, hi: int | None, kind: str
+    name: str, signature: str, doc: str, call: Any, lo: int, hi: int | None, kind: str,
+    domain: tuple[float, float] | None = None, reference: str | None = None,
 ) -> None:
     register(Builtin(name=name, signature=signature, doc=doc, call=call,
-                     min_args=lo, max_args=hi, kind=kind))
+                     min_args=lo, max_args=hi, kind=kind, domain=domain, reference=reference))
 
 
-_register("sum", "sum(x[, axis])", "sum of the elements (along an axis)",
-          lambda x, *ax: sum(x, _axis(x, ax, "sum")), 1, 2, "reduction")
-_register("mean", "mean(x[, axis])", "mean of the elements (along an axis)",
-          lambda x, *ax: mean(x, _axis(x, ax, "mean")), 1, 2, "reduction")
-_register("max", "max(x[, axis])", "largest element (along an axis)",
-          lambda x, *ax: max(x, _axis(x, ax, "max")), 1, 2, "reduction")
-_register("min", "min(x[, axis])", "smallest element (along an axis)",
-          lambda x, *ax: min(x, _axis(x, ax, "min")), 1, 2, "reduction")
+
+
+def _reduction(name: str, reduce: Any) -> Any:
+    def call(x: Any, *ax: Any, axis: Any = None) -> Any:
+        if axis is not None:
+            if ax:
+                raise MathError(f"{name}: the axis is given twice")
+            ax = (axis,)
+        return reduce(x, _axis(x, ax, name))
+
+    call.__name__ = call.__qualname__ = name
+    return call
+
+
+_register("sum", "sum(x[, axis])", "sum of the elements (along an axis; also axis=)",
+          _reduction("sum", sum), 1, 2, "reduction")
+_register("mean", "mean(x[, axis])", "mean of the elements (along an axis; also axis=)",
+          _reduction("mean", mean), 1, 2, "reduction")
+_register("max", "max(x[, y, ...][, axis=n])",
+          "largest element of x (along axis=); of several: the largest, element by element",
+          _extreme("max", 1, max), 1, None, "reduction")
+_register("min", "min(x[, y, ...][, axis=n])",
+          "smallest element of x (along axis=); of several: the smallest, element by element",
+          _extreme("min", -1, min), 1, None, "reduction")
+# the references name the arguments x, y, z in order
+_register("atan2", "atan2(y, x)", "angle of the point (x, y), in (-pi, pi]",
+          atan2, 2, 2, "several", (-3.0, 3.0), "atan2(x, y)")
+_register("hypot", "hypot(x, y)", "sqrt(x^2 + y^2), without overflow", hypot, 2, 2, "several",
+          (-3.0, 3.0), "sqrt(x**2 + y**2)")
+_register("mod", "mod(x, y)", "remainder x - y*floor(x/y), with the sign of y",
+          mod, 2, 2, "several", (0.3, 3.0), "x - y*floor(x/y)")
+_register("clip", "clip(x, lo, hi)", "x limited to [lo, hi]", clip, 3, 3, "several",
+          (-3.0, 3.0), "Min(Max(x, y), z)")
 _register("reshape", "reshape(x, shape...)", "the same elements in a new shape",
           lambda x, *s: reshape(x, _shape(s, "reshape", infer=True)), 2, None, "shape")
 _register("transpose", "transpose(x)", "reverse the axes (rows become columns)",
@@ -526,4 +792,6 @@ __all__ = [
     "Sinh", "Cosh", "Tanh", "Asinh", "Acosh", "Atanh", "Abs", "Sigmoid",
     "Sec", "Csc", "Cot", "Asec", "Acsc", "Acot", "Sech", "Csch", "Coth", "Cbrt", "Exp2",
     "Expm1", "Log1p", "Erf", "Erfc",
+    "Sign", "Floor", "Ceil", "Round", "Trunc", "Several", "Atan2", "Hypot", "Mod", "Clip", "Maximum", "Minimum",
+    "atan2", "hypot", "mod", "clip",
 ]

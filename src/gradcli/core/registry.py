@@ -29,12 +29,13 @@ class Builtin(Record):
     call: Callable[..., Any]
     min_args: int
     max_args: int | None  # None: any number
-    kind: str  # elementwise | reduction | shape | linalg | constructor
+    kind: str  # elementwise | several (elementwise of several arguments) | reduction
+    # | shape | linalg | constructor
     function: type[Function] | None = None  # the generated class, elementwise only
     derivative: Callable[[Variable, Variable], Variable] | None = None
     taylor: Callable[..., Any] | None = None
     domain: tuple[float, float] | None = None  # a safe interval for tests
-    reference: str | None = None  # SymPy text in x, for tests only
+    reference: str | None = None  # SymPy text in x (x, y, z: several), for tests only
     aliases: tuple[str, ...] = ()  # what other tools call it (ln, arcsin): for hints
 
 

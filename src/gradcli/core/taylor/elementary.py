@@ -507,3 +507,105 @@ def erf_rule(u0: Any, U: Any, y0: Any, n: int) -> Any:
 
 def erfc_rule(u0: Any, U: Any, y0: Any, n: int) -> Any:
     return _erf_series(u0, U, y0, n, -1.0)
+
+
+# --- functions of several arguments (STRUCTURAL_RULES form: rule(f, ins, y0, n)) ---
+# Their series are few and short: plain truncated arithmetic on whole series
+# (order 0 included), one row per order.
+
+
+def _full(v0: Any, V: Any, n: int, y0: Any) -> Any:
+    """The series c_0..c_n of an input, broadcast to y0's shape (V None: a constant)."""
+    xp = get_array_module(y0)
+    S = xp.zeros((n + 1,) + y0.shape, dtype=_dtype(y0))
+    S[0] = v0
+    if V is not None:
+        m = min(V.shape[0], n)
+        rows = V[:m]
+        S[1:m + 1] = rows.reshape((m,) + (1,) * (y0.ndim - rows.ndim + 1) + rows.shape[1:])
+    return S
+
+
+def _conv(A: Any, B: Any, m: int) -> Any:
+    """c_0..c_m of the product of two whole series."""
+    xp = get_array_module(A)
+    C = xp.zeros((m + 1,) + A.shape[1:], dtype=A.dtype)
+    for k in range(m + 1):
+        for i in range(k + 1):
+            C[k] += A[i] * B[k - i]
+    return C
+
+
+def _inv(B: Any, m: int) -> Any:
+    """c_0..c_m of 1 / b."""
+    xp = get_array_module(B)
+    Q = xp.zeros((m + 1,) + B.shape[1:], dtype=B.dtype)
+    Q[0] = 1.0 / B[0]
+    for k in range(1, m + 1):
+        s = B[1] * Q[k - 1]
+        for j in range(2, k + 1):
+            s = s + B[j] * Q[k - j]
+        Q[k] = -s * Q[0]
+    return Q
+
+
+def _deriv(A: Any) -> Any:
+    """The series of the derivative: (k+1) a_{k+1}, one order fewer."""
+    xp = get_array_module(A)
+    k = xp.arange(1, A.shape[0], dtype=A.dtype).reshape((-1,) + (1,) * (A.ndim - 1))
+    return A[1:] * k
+
+
+def _integrate(D: Any, n: int) -> Any:
+    """Rows 1..n of y from the series of y' (orders 0..n-1)."""
+    xp = get_array_module(D)
+    k = xp.arange(1, n + 1, dtype=D.dtype).reshape((-1,) + (1,) * (D.ndim - 1))
+    return D[:n] / k
+
+
+def atan2_rule(f: Any, ins: list[tuple[Any, Any]], y0: Any, n: int) -> Any:
+    """atan2(v, u)' = (u v' - v u') / (u**2 + v**2)."""
+    (v0, V), (u0, U) = ins
+    Sv, Su = _full(v0, V, n, y0), _full(u0, U, n, y0)
+    m = n - 1
+    h = _conv(Su, _deriv(Sv), m) - _conv(Sv, _deriv(Su), m)
+    r = _inv(_conv(Su, Su, m) + _conv(Sv, Sv, m), m)
+    return _integrate(_conv(h, r, m), n)
+
+
+def hypot_rule(f: Any, ins: list[tuple[Any, Any]], y0: Any, n: int) -> Any:
+    """h = sqrt(s), s = u**2 + v**2: 2 h_0 h_k = s_k - sum_{j=1..k-1} h_j h_{k-j}."""
+    (u0, U), (v0, V) = ins
+    Su, Sv = _full(u0, U, n, y0), _full(v0, V, n, y0)
+    s = _conv(Su, Su, n) + _conv(Sv, Sv, n)
+    H = _full(y0, None, n, y0)
+    half = 0.5 / y0
+    for k in range(1, n + 1):
+        acc = s[k]
+        for j in range(1, k):
+            acc = acc - H[j] * H[k - j]
+        H[k] = acc * half
+    return H[1:]
+
+
+def select_rule(pick: Callable[..., Any]) -> Callable[..., Any]:
+    """The rule of a piecewise function that is one of its arguments (or a
+    multiple) near each point: ``pick(values, y0)`` gives (weights per input),
+    and the series is the weighted sum of the inputs' series (max, clip, mod)."""
+
+    def rule(f: Any, ins: list[tuple[Any, Any]], y0: Any, n: int) -> Any:
+        weights = pick([v for v, _ in ins], y0)
+        xp = get_array_module(y0)
+        out = xp.zeros((n,) + y0.shape, dtype=_dtype(y0))
+        for (v0, V), w in zip(ins, weights):
+            if V is not None and w is not None:
+                out += _full(v0, V, n, y0)[1:] * w
+        return out
+
+    return rule
+
+
+def flat_rule(u0: Any, U: Any, y0: Any, n: int) -> Any:
+    """A step function between its jumps (floor, sign ...): every higher coefficient is 0."""
+    xp = get_array_module(y0)
+    return xp.zeros((n,) + y0.shape, dtype=_dtype(y0))
