@@ -792,6 +792,7 @@ __all__ = [
     "Sinh", "Cosh", "Tanh", "Asinh", "Acosh", "Atanh", "Abs", "Sigmoid",
     "Sec", "Csc", "Cot", "Asec", "Acsc", "Acot", "Sech", "Csch", "Coth", "Cbrt", "Exp2",
     "Expm1", "Log1p", "Erf", "Erfc",
-    "Sign", "Floor", "Ceil", "Round", "Trunc", "Several", "Atan2", "Hypot", "Mod", "Clip", "Maximum", "Minimum",
+    "Sign", "Floor", "Ceil", "Round", "Trunc", "Several", "Atan2", "Hypot", "Mod", "Clip",
+    "Maximum", "Minimum",
     "atan2", "hypot", "mod", "clip",
 ]
