@@ -150,9 +150,9 @@ def test_the_empty_array():
         err = error(f"{name}([])")
         assert err.kind == "math" and f"{name} of an empty array" in err.message
         assert (err.line, err.column) == (1, 1)
-        assert f"{name} of an empty array" in error(f"{name}(zeros(0, 3), 0)").message
+        assert f"{name} of an empty array" in error(f"{name}(zeros(0, 3), axis=0)").message
         # nothing to compare along axis 1 of no rows: an empty result, as NumPy's
-        assert value(f"{name}(zeros(0, 3), 1)").shape == (0,)
+        assert value(f"{name}(zeros(0, 3), axis=1)").shape == (0,)
         res = last(f"x = 2; {name}(x * zeros(0, 3), 1)", order=1)
         assert res.error is None and float(res.derivatives[0]) == 0.0
 

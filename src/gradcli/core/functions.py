@@ -10,13 +10,13 @@ from __future__ import annotations
 
 import builtins
 import math
-import warnings
 from typing import Any
 
 import numpy as np
 
-from ..errors import MathError, NumericWarning, ShapeError
+from ..errors import MathError, ShapeError
 from .backend import get_array_module
+from .fpe import report
 from .graph import Constant, Function, Variable, as_variable
 from .ops import (
     Add,
@@ -388,10 +388,8 @@ def _undefined_at(name: str, where: Any, what: str) -> None:
     """Warn, once a derivative is taken, where ``where`` marks the points at
     which ``name`` has a jump or kink: there the derivative is not defined."""
     if bool(np.any(as_numpy_bool(where))):
-        given = "0, its value on either side" if "jump" in what else "one side's"
-        warnings.warn(NumericWarning(
-            f"{name}: the derivative is not defined at {what}; {given} is given there"),
-            stacklevel=3)
+        given = "0, its value on either side," if "jump" in what else "one side's"
+        report(f"{name}: the derivative is not defined at {what}; {given} is given there")
 
 
 def as_numpy_bool(a: Any) -> Any:
@@ -728,9 +726,11 @@ def ones(*shape: Any) -> Variable:
 def _register(
     name: str, signature: str, doc: str, call: Any, lo: int, hi: int | None, kind: str,
     domain: tuple[float, float] | None = None, reference: str | None = None,
+    keywords: tuple[str, ...] = (),
 ) -> None:
     register(Builtin(name=name, signature=signature, doc=doc, call=call,
-                     min_args=lo, max_args=hi, kind=kind, domain=domain, reference=reference))
+                     min_args=lo, max_args=hi, kind=kind, domain=domain, reference=reference,
+                     keywords=keywords))
 
 
 
@@ -748,15 +748,15 @@ def _reduction(name: str, reduce: Any) -> Any:
 
 
 _register("sum", "sum(x[, axis])", "sum of the elements (along an axis; also axis=)",
-          _reduction("sum", sum), 1, 2, "reduction")
+          _reduction("sum", sum), 1, 2, "reduction", keywords=("axis",))
 _register("mean", "mean(x[, axis])", "mean of the elements (along an axis; also axis=)",
-          _reduction("mean", mean), 1, 2, "reduction")
+          _reduction("mean", mean), 1, 2, "reduction", keywords=("axis",))
 _register("max", "max(x[, y, ...][, axis=n])",
           "largest element of x (along axis=); of several: the largest, element by element",
-          _extreme("max", 1, max), 1, None, "reduction")
+          _extreme("max", 1, max), 1, None, "reduction", keywords=("axis",))
 _register("min", "min(x[, y, ...][, axis=n])",
           "smallest element of x (along axis=); of several: the smallest, element by element",
-          _extreme("min", -1, min), 1, None, "reduction")
+          _extreme("min", -1, min), 1, None, "reduction", keywords=("axis",))
 # the references name the arguments x, y, z in order
 _register("atan2", "atan2(y, x)", "angle of the point (x, y), in (-pi, pi]",
           atan2, 2, 2, "several", (-3.0, 3.0), "atan2(x, y)")

@@ -36,7 +36,8 @@ class Builtin(Record):
     taylor: Callable[..., Any] | None = None
     domain: tuple[float, float] | None = None  # a safe interval for tests
     reference: str | None = None  # SymPy text in x (x, y, z: several), for tests only
-    aliases: tuple[str, ...] = ()  # what other tools call it (ln, arcsin): for hints
+    aliases: tuple[str, ...] = ()  # what other tools call it (arcsin): for hints
+    keywords: tuple[str, ...] = ()  # the keyword arguments it takes: max(A, axis=0)
 
 
     def check_arity(self, n: int) -> None:

@@ -146,10 +146,12 @@ class _Builder:
             hint = closest(name, [*REGISTRY, *self.functions])
             raise UnknownNameError(
                 f"unknown function '{name}'" + (f"; did you mean {hint}?" if hint else ""))
-        if entry.kind != "elementwise":
+        several = entry.kind == "several" or (name in ("max", "min") and len(node.args) > 1)
+        if entry.kind != "elementwise" and not several:
             raise scalar_error(f"{name}(...)")
         entry.check_arity(len(node.args))
-        return as_expr(entry.call(self.build(node.args[0])))
+        # log(x, b), max(x, 2): the entry writes what formulas can, or refuses
+        return as_expr(entry.call(*[self.build(a) for a in node.args]))
 
     def _defined(self, definition: Any, args: list[Expr]) -> Expr:
         n = len(definition.params)

@@ -11,6 +11,7 @@ constants are folded into one ``Constant``, which keeps graphs small and lets
 
 from __future__ import annotations
 
+
 import math
 from collections import ChainMap
 from collections.abc import Callable, Mapping
@@ -82,6 +83,20 @@ class Context(Protocol):
     def derivatives(self, y: Variable, x: Variable, order: int) -> list[Any]: ...
 
     def warn(self, message: str) -> None: ...
+
+
+AXIS_MEANING_CHANGED = {"max": "larg", "min": "small"}
+"""Built-ins whose second positional argument was an axis (now: keyword axis=)."""
+
+
+def check_keywords(name: str, entry: Any, node: Call) -> None:
+    """A keyword argument is a built-in's, and one it takes (max(A, axis=0))."""
+    takes = entry.keywords if entry is not None else ()
+    for key, value in node.keywords:
+        if key not in takes:
+            what = (f"{name} takes {', '.join(k + '=' for k in takes)} only" if takes
+                    else f"{name} takes no keyword arguments")
+            raise MathError(f"{what}; got {key}=").at(value.line or None, value.column or None)
 
 
 def _fold(op: Callable[..., Variable], *args: Variable) -> Variable:
@@ -316,10 +331,12 @@ class Evaluator(Calculus):
                 "grad(...) gives one value per variable; use it as a whole statement"
             ).at(*_position(node))
         definition = self.ctx.functions.get(name)
+        entry = REGISTRY.get(name) if definition is None else None
+        if node.keywords:
+            check_keywords(name, entry, node)
         if definition is not None:
             args = [self.eval(a) for a in node.args]
             return self.call_defined(definition, args, node)
-        entry = REGISTRY.get(name)
         if entry is None:
             if self.leaf(name) is not None:
                 raise MathError(f"'{name}' is a variable, not a function").at(*_position(node))
@@ -329,10 +346,28 @@ class Evaluator(Calculus):
         except ArityError as err:
             raise _located(err, node) from None
         args = [self.eval(a) for a in node.args]
+        call = entry.call
+        if node.keywords:
+            keys, n = [k for k, _ in node.keywords], len(args)
+            args += [self.eval(v) for _, v in node.keywords]  # _fold sees them too
+
+            def call(*a: Variable) -> Variable:
+                return entry.call(*a[:n], **dict(zip(keys, a[n:])))
+        elif name in AXIS_MEANING_CHANGED and len(args) == 2:
+            self.warn_axis(name, node, args[0])
         try:
-            return _fold(entry.call, *args)
+            return _fold(call, *args)
         except GradcliError as err:
             raise _located(err, node) from None
+
+    def warn_axis(self, name: str, node: Call, first: Variable) -> None:
+        """max(A, 0) was A's largest along axis 0 until max took several
+        arguments; for one release an integer literal there says so."""
+        second = node.args[1]
+        if first.ndim and type(second) is Num and second.text.isdigit():
+            n, most = second.text, AXIS_MEANING_CHANGED[name]
+            self.ctx.warn(f"{name}(array, {n}) is now the {most}er of each element and {n}; "
+                          f"for the {most}est along axis {n}, write {name}(array, axis={n})")
 
     def call_defined(self, definition: Definition, args: list[Variable], node: Any) -> Variable:
         if len(args) != len(definition.params):
