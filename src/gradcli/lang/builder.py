@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import threading
 
+from gradcli.errors import ParseError
 from gradcli.lang.ast import (
     Array,
     Call,
@@ -19,7 +20,6 @@ from gradcli.lang.ast import (
     Slice,
     Unary,
 )
-from gradcli.errors import ParseError
 from gradcli.lang.lalr import Token
 
 

@@ -11,7 +11,6 @@ constants are folded into one ``Constant``, which keeps graphs small and lets
 
 from __future__ import annotations
 
-
 import math
 from collections import ChainMap
 from collections.abc import Callable, Mapping
