@@ -428,6 +428,29 @@ def test_a_user_name_that_is_another_tools_word_is_the_users():
     assert float(run("ln(t) = t + 1; ln(2)")[-1].value) == 3
 
 
+def test_a_definition_shadows_a_built_in_with_a_warning_until_cleared():
+    # scripts written before ln, sec, erf ... were built in keep their meaning
+    define, call = run("ln(t) = t + 1; ln(2)")
+    assert float(call.value) == 3
+    assert define.warnings == [
+        "your function 'ln' hides the built-in ln(x) (natural logarithm, the same as "
+        "log(x)) until :clear ln"]
+    assert call.warnings == []
+    session = Session()
+    session.run("sin(x) = x")
+    assert float(session.run("sin(2)")[-1].value) == 2
+    from gradcli.formula.printing import plain
+
+    assert [plain(f) for f in session.run("diff(sin(x)^2, x)")[-1].formulas] == ["2*x"]
+    assert float(session.run("x = 5; diff(sin(x), x)")[-1].value) == 1
+    session.forget(["sin"])
+    assert float(session.run("sin(0)")[-1].value) == 0
+    # a variable takes the name; a call still reaches the built-in
+    assign, name, call = run("sin = 3; sin + 1; sin(0)")
+    assert "named like the built-in sin(x)" in assign.warnings[0]
+    assert (float(name.value), float(call.value)) == (4, 0)
+
+
 def test_every_alias_names_a_built_in_and_shadows_none():
     from gradcli.core.registry import ALIASES, REGISTRY
     from gradcli.lang.evaluate import CONSTANT_ALIASES, CONSTANTS
@@ -478,9 +501,9 @@ def test_names_after_a_number_that_are_no_literal_keep_the_usual_hint():
 def test_other_evaluation_errors_are_clear():
     assert "not a function" in error("x = 2; x(3)").message
     assert "is a function" in error("sin").message
-    assert "built-in function" in error("sin = 3").message
+    assert "built-in function" in error("diff = 3").message
     # a name taken, not arithmetic gone wrong (it said kind "math"): exit 1, as an unknown name
-    for text in ("sin = 3", "exp(x) = x", "g(x) = 1; diff = 2"):
+    for text in ("diff = 3", "grad(x) = x", "g(x) = 1; diff = 2"):
         err = error(text)
         assert (err.kind, int(err.exit_status)) == ("name", 1), text
     err = error("[[1, 2], [3, 4]] @ [1, 2, 3]")

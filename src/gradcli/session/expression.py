@@ -18,10 +18,11 @@ from ..core.derivatives import grad as core_grad
 from ..core.graph import Constant, Variable
 from ..core.method import blockwise, sample
 from ..errors import GradcliError, ReservedNameError, UnknownNameError, UsageError
-from ..lang.ast import free_names
+from ..core.registry import REGISTRY
+from ..lang.ast import Define, free_names
 from ..lang.evaluate import CONSTANT_ALIASES, MAX_ORDER, Evaluator
 from ..lang.names import power_meant
-from ..lang.namespace import is_builtin
+from ..lang.namespace import is_builtin, special_forms
 from ..record import Record
 from ..results import Result
 from .variables import (
@@ -163,10 +164,12 @@ def _differentiated(session: Session, node: Any, options: EvalOptions) -> bool:
     return bool(variable_names(session, reads))
 
 
-def check_bindable(name: str, node: Any) -> None:
+def check_bindable(name: str, node: Any) -> str | None:
     """A ReservedNameError where an assignment or definition would bind ``name``
-    badly: a built-in, or a typeset power (x² = 3)."""
-    if is_builtin(name):
+    badly: a special form (diff, grad), or a typeset power (x² = 3). Where it
+    shadows a built-in function (``ln(x) = ...`` in a script older than ln),
+    the warning that says so."""
+    if name in special_forms():
         raise ReservedNameError(
             f"'{name}' is a built-in function; choose another name"
         ).at(node.line or None, node.column or None)
@@ -175,6 +178,14 @@ def check_bindable(name: str, node: Any) -> None:
         raise ReservedNameError(
             f"'{name}' reads as a power, not a name: write {meant}"
         ).at(node.line or None, node.column or None)
+    if is_builtin(name):
+        entry = REGISTRY[name]
+        if isinstance(node, Define):
+            return (f"your function '{name}' hides the built-in {entry.signature} "
+                    f"({entry.doc}) until :clear {name}")
+        return (f"your variable '{name}' is named like the built-in {entry.signature}; "
+                f"{name}(...) still calls the built-in")
+    return None
 
 
 def gradient_statement(session: Session, node: Any) -> dict[str, np.ndarray]:
