@@ -8,11 +8,10 @@ import math
 import numpy as np
 import pytest
 
-from gradcli.session import expression
 from gradcli.cli.words import CLI_WORDS
 from gradcli.core.registry import REGISTRY
 from gradcli.errors import LimitError
-from gradcli.session import EvalOptions, Session
+from gradcli.session import EvalOptions, Session, expression
 from gradcli.session.graphs import graph
 
 

@@ -17,8 +17,8 @@ from ..core.backend import as_numpy
 from ..core.derivatives import grad as core_grad
 from ..core.graph import Constant, Variable
 from ..core.method import blockwise, sample
-from ..errors import GradcliError, ReservedNameError, UnknownNameError, UsageError
 from ..core.registry import REGISTRY
+from ..errors import GradcliError, ReservedNameError, UnknownNameError, UsageError
 from ..lang.ast import Define, free_names
 from ..lang.evaluate import CONSTANT_ALIASES, MAX_ORDER, Evaluator
 from ..lang.names import power_meant
