@@ -130,9 +130,10 @@ def test_registry_function_matches_backprop_to_order_6(name, inner):
 @functools.cache
 def flat_steps(e: sympy.Expr) -> sympy.Expr:
     """floor's derivative, which SymPy leaves unevaluated, is 0 between its jumps."""
-    return e.replace(
-        lambda t: isinstance(t, (sympy.Derivative, sympy.Subs))
-        and t.has(sympy.floor, sympy.ceiling), lambda t: sympy.S.Zero)
+    for kind in (sympy.Subs, sympy.Derivative):  # Subs(Derivative(floor(u), u), u, x/y)
+        e = e.replace(lambda t, kind=kind: isinstance(t, kind)
+                      and t.has(sympy.floor, sympy.ceiling), lambda t: sympy.S.Zero)
+    return e
 
 
 def sympy_derivatives(text, a, order):
