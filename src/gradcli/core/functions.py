@@ -35,7 +35,15 @@ from .ops import (
     square,
     sub,
 )
-from .registry import REGISTRY, Builtin, NamedConstant, elementwise, lookup, register
+from .registry import (
+    POINTWISE,
+    REGISTRY,
+    Builtin,
+    NamedConstant,
+    elementwise,
+    lookup,
+    register,
+)
 from .running import builtin
 from .shapes import (
     MAX_ELEMENTS,
@@ -482,6 +490,9 @@ class Several(Function):
             g = gy * p
             out.append(sum_to(g, shape) if g.shape != shape else g)
         return tuple(out)
+
+
+POINTWISE.append(Several)
 
 
 def _is_formula(v: Any) -> bool:

@@ -66,6 +66,10 @@ class NamedConstant(float):
 
 
 REGISTRY: dict[str, Builtin] = {}
+POINTWISE: list[type[Function]] = []
+"""Function classes besides the elementwise entries' whose output element i is
+made from the inputs' elements i alone (functions.py's Several: atan2, max of
+two ...), for mixing.py."""
 ALIASES: dict[str, str] = {}
 """Another tool's name for a built-in -> the built-in's name (``ln`` -> ``log``)."""
 
