@@ -449,7 +449,12 @@ def _of_reciprocal(rule: Callable[..., Any]) -> Callable[..., Any]:
 
 asec_rule = _of_reciprocal(_inverse.acos_rule)
 acsc_rule = _of_reciprocal(_inverse.asin_rule)
-acot_rule = _of_reciprocal(_inverse.atan_rule)
+
+
+def acot_rule(u0: Any, U: Any, y0: Any, n: int) -> Any:
+    """acot' = -atan' = -1/(1 + u**2): atan's rule negated (atan(1/u) lost seven
+    digits by order 40 at 0.96)."""
+    return -_inverse.atan_rule(u0, U, y0, n)
 
 
 def cbrt_rule(u0: Any, U: Any, y0: Any, n: int) -> Any:
