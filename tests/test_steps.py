@@ -136,7 +136,7 @@ def test_rule_names(text: str, rule: str, function: str | None) -> None:
 def test_a_quotient_is_a_product_with_a_reciprocal() -> None:
     (d,) = derivation(formula("sin(x)/x"), "x")
     assert [(s.rule, plain(s.of)) for s in d.steps] == [
-        ("quotient", "sin(x)/x"), ("power", "1/x"), ("elementary", "sin(x)")]
+        ("quotient", "sin(x)/x"), ("elementary", "sin(x)"), ("power", "1/x")]
 
 
 def test_a_repeated_part_is_shown_once() -> None:
@@ -179,3 +179,83 @@ def test_table_rows() -> None:
     rows = table_rows(derivation(formula("sin(3*x)"), "x"))
     assert rows == [["1", "chain rule, sin' = cos", "d/dx(sin(3*x))", "3*cos(3*x)"],
                     ["1", "constant multiple", "d/dx(3*x)", "3"]]
+
+
+# --- the session, the CLI and the REPL ---------------------------------------------
+
+
+def run(*texts: str, **options: object) -> list:
+    from gradcli.session import EvalOptions, Session
+
+    session = Session()
+    out = []
+    for text in texts:
+        out += session.run(text, EvalOptions(steps=True, **options))
+    return out
+
+
+def test_a_statements_steps_end_at_its_formula() -> None:
+    for text, options in [("diff(x^2*sin(3*x), x)", {}), ("diff(exp(x)/x, x, 3)", {}),
+                          ("x^3*log(x)", {"order": 2}), ("sin(x)^2", {}),
+                          ("x*y", {"wrt": "y"})]:
+        (res,) = run(text, **options)
+        assert res.error is None, (text, res.error)
+        last = res.formulas[-1]
+        assert res.steps[-1].formula == last
+        assert plain_lines(res.steps)[-1].split("  ")[0] == f"= {plain(last)}"
+        assert res.to_dict()["steps"] == records(res.steps)
+
+
+def test_steps_by_a_variable_with_a_value_use_its_number() -> None:
+    res = run("y = 2", "diff(x^2*y, x)")[-1]
+    assert plain_lines(res.steps)[0] == "d/dx (2*x^2)"
+    assert plain(res.formulas[0]) == "4*x"
+
+
+@pytest.mark.parametrize(("texts", "options", "words"), [
+    (("x = 2", "diff(x^2, x)"), {}, "every variable has a value"),
+    (("1 + diff(x^2, x)",), {}, "ask for the steps of diff(EXPR, x) alone"),
+    (("grad(x*y)",), {}, "steps show how"),
+    (("x*y",), {}, "x and y have none"),
+    (("x^2",), {"check": True}, "not with --check"),
+    (("x^2",), {"order": 0}, "an order of 1 or more"),
+])
+def test_statements_without_steps_say_which_have_them(texts: tuple[str, ...], options: dict,
+                                                      words: str) -> None:
+    res = run(*texts, **options)[-1]
+    assert res.error is not None and res.error.kind == "usage"
+    assert words in res.error.message
+
+
+def test_assignments_and_definitions_run_under_steps() -> None:
+    results = run("a = 3", "f(t) = t^2", "diff(f(x)*a, x)")
+    assert [r.error for r in results] == [None, None, None]
+    assert plain(results[-1].formulas[0]) == "6*x"
+
+
+def test_the_cli_prints_steps_in_each_format() -> None:
+    import json
+    import subprocess
+    import sys
+
+    def cli(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-m", "gradcli", "eval", *args],
+                              capture_output=True, text=True, timeout=60)
+
+    plain_run = cli("diff(x^2*sin(3*x), x)", "--steps")
+    assert plain_run.returncode == 0
+    assert plain_run.stdout.splitlines()[-1].startswith("= x*(3*x*cos(3*x) + 2*sin(3*x))")
+    data = json.loads(cli("x^3", "--order", "2", "--steps", "--format", "json").stdout)
+    assert data["derivative_formulas"] == ["3*x^2", "6*x"]
+    assert [(s["order"], s["rule"]) for s in data["steps"]] == [
+        (1, "power"), (2, "constant multiple"), (2, "power")]
+    latex = cli("diff(sin(3*x), x)", "--steps", "--format", "latex").stdout.splitlines()
+    assert latex[0] == r"\begin{align*}" and latex[-1] == r"\end{align*}"
+    table = cli("diff(sin(3*x), x)", "--steps", "--format", "table").stdout
+    assert "chain rule, sin' = cos" in table and "d/dx(3*x)" in table
+    refused = cli("x^2", "--steps", "--format", "csv")
+    assert refused.returncode == 2 and "not csv" in refused.stderr
+    numbers = cli("diff(x^2, x)", "--at", "x=2", "--steps")
+    assert numbers.returncode == 2 and "every variable has a value" in numbers.stderr
+    assert "Traceback" not in refused.stderr + numbers.stderr
+

@@ -105,13 +105,15 @@ class _Differentiator:
         if k == SYM:
             return ONE, "variable", None, None
         if k == ADD:
-            terms = x.terms  # type: ignore[attr-defined]
-            out = add(*(mul(c, self.d(t)) for t, c in terms))
             form = None
             if self.recorder is not None:
                 from .printing import ordered_terms  # as the sum prints
 
-                form = tuple(mul(c, self.shown(t)) for c, t in ordered_terms(x) if t is not None)
+                shown = [(c, t) for c, t in ordered_terms(x) if t is not None]
+                for _, t in shown:  # the parts' steps in the order the parts print
+                    self.d(t)
+                form = tuple(mul(c, self.shown(t)) for c, t in shown)
+            out = add(*(mul(c, self.d(t)) for t, c in x.terms))  # type: ignore[attr-defined]
             return out, "sum", form, None
         if k == MUL:
             return self._product(x)
@@ -126,25 +128,19 @@ class _Differentiator:
             return self._power(*factors[0])
         powers = [power(b, e) for b, e in factors]
         varying = [i for i, (b, e) in enumerate(factors) if self.depends(b) or self.depends(e)]
-        terms = []
-        for i in varying:
-            b, e = factors[i]
-            p = powers[i]
-            if p == b:
-                db = self.d(b)
-            else:  # b^e, remembered as a part of its own (x^2 in x^2*sin(x))
-                got = self.memo.get(p)
-                db = got if got is not None else self._apply(
-                    p, lambda _, b=b, e=e: self._power(b, e))
-            terms.append(mul(coeff, db, *powers[:i], *powers[i + 1:]))
         form = None
         if self.recorder is not None:
             from .printing import product_parts  # the parts in the order they print
 
             _, top, bottom = product_parts(x)
             where = {b: k for k, (b, _) in enumerate(top + bottom)}
+            shown = sorted(varying, key=lambda i: where.get(factors[i][0], 0))
+            for i in shown:  # the parts' steps in that order
+                self._factor(*factors[i], powers[i])
             form = tuple(mul(coeff, self.shown(powers[i]), *powers[:i], *powers[i + 1:])
-                         for i in sorted(varying, key=lambda i: where.get(factors[i][0], 0)))
+                         for i in shown)
+        terms = [mul(coeff, self._factor(*factors[i], powers[i]), *powers[:i], *powers[i + 1:])
+                 for i in varying]
         if len(varying) == 1:
             rule = "constant multiple"
         elif any(factors[i][1].kind == NUM and factors[i][1].value < 0  # type: ignore[attr-defined]
@@ -153,6 +149,14 @@ class _Differentiator:
         else:
             rule = "product"
         return add(*terms), rule, form, None
+
+    def _factor(self, b: Expr, e: Expr, p: Expr) -> Expr:
+        """The derivative of the factor ``p = b^e`` of a product: ``p`` is
+        remembered as a part of its own (x^2 in x^2*sin(x))."""
+        if p == b:
+            return self.d(b)
+        got = self.memo.get(p)
+        return got if got is not None else self._apply(p, lambda _: self._power(b, e))
 
     def _power(self, b: Expr, e: Expr) -> _Applied:
         shown = self.shown if self.recorder is not None else None

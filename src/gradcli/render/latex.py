@@ -18,6 +18,10 @@ def render_latex(res: Result, opts: RenderOptions, point: Any = None) -> list[st
     """The lines ``res`` prints in LaTeX format."""
     from ..formula import latex
 
+    if res.error is None and res.steps is not None:
+        from ..formula.steps import latex_lines
+
+        return latex_lines(res.steps)
     if res.error is not None or not (res.formulas or res.gradient_formulas):
         return render_plain(res, opts, point, latex=True)
     lines = [] if res.kind == "formula" else [

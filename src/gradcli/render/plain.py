@@ -37,7 +37,7 @@ class RenderOptions(EvalOptions, mutable=False):
     @classmethod
     def of(cls, asked: EvalOptions, digits: int | None = None) -> RenderOptions:
         return cls(asked.wrt, asked.order or 0, asked.grad, asked.check, asked.series,
-                   asked.formula, digits)
+                   asked.formula, asked.steps, digits)
 
 
 def series_text(coefficients: list[Any], var: str, point: Any,
@@ -98,6 +98,10 @@ def render_plain(res: Result, opts: RenderOptions, point: Any = None,
     digits = opts.digits
     if res.kind == "grad":
         return gradient_lines(res.value, digits)
+    if res.steps is not None:
+        from ..formula.steps import plain_lines
+
+        return plain_lines(res.steps)
     if res.kind == "formula":
         return formula_lines(res)
     # With --series alone the polynomial is the answer (its c0 is the value).

@@ -115,6 +115,9 @@ class TableRenderer:
         if res.kind == "grad":
             self._gradient(res.input, res.value)
             return
+        if res.steps is not None:
+            self._steps(res)
+            return
         if res.kind == "formula":
             self._formulas(res)
             return
@@ -186,6 +189,15 @@ class TableRenderer:
         title = f"{res.input}  (d/d{res.wrt})"
         self._show(title, ["order", "formula"],
                    [[str(k), plain(f)] for k, f in enumerate(res.formulas or ())])
+
+    def _steps(self, res: Result) -> None:
+        from ..formula.steps import table_rows
+
+        rows = table_rows(res.steps or [])
+        columns = ["order", "rule", "of", "result"]
+        if len(res.steps or ()) == 1:  # one order: no column for it
+            columns, rows = columns[1:], [row[1:] for row in rows]
+        self._show(res.input, columns, rows)
 
     def _check_cells(self, c: CheckEntry) -> list[Any]:
         mark = Text("pass", style="green") if c.ok else Text("FAIL", style="bold red")
