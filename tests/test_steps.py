@@ -259,3 +259,29 @@ def test_the_cli_prints_steps_in_each_format() -> None:
     assert numbers.returncode == 2 and "every variable has a value" in numbers.stderr
     assert "Traceback" not in refused.stderr + numbers.stderr
 
+
+def test_the_repl_steps_command() -> None:
+    import io
+
+    from gradcli.repl.commands import Shell
+    from gradcli.repl.display import PlainDisplay
+    from gradcli.repl.loader import SessionLoader
+
+    out, err = io.StringIO(), io.StringIO()
+    shell = Shell(SessionLoader(), PlainDisplay(out, err))
+    for line in [":steps sin(3*x)", ":steps x*y wrt y", ":steps diff(x^3, x)", ":steps",
+                 ":steps x*y"]:
+        shell.execute(line)
+    assert out.getvalue().splitlines() == [
+        "d/dx (sin(3*x))",
+        "= cos(3*x)*d/dx(3*x)  chain rule, sin' = cos",
+        "  d/dx(3*x) = 3       constant multiple",
+        "= 3*cos(3*x)",
+        "d/dy (x*y)",
+        "= x  constant multiple",
+        "d/dx (x^3)",
+        "= 3*x^2  power rule",
+    ]
+    assert "usage: :steps EXPR [wrt X]" in err.getvalue()
+    assert "x and y have none" in err.getvalue()
+    assert shell.status == 2

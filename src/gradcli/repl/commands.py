@@ -218,6 +218,21 @@ class Shell:
             else:
                 self.show([r], text, first_line, offset + skip)
 
+    def cmd_steps(self, args: str, text: str, first_line: int, offset: int) -> None:
+        from ..session import EvalOptions
+
+        args, wrt = split_wrt(args, first_line, offset)
+        if not args.strip():
+            raise UsageError("usage: :steps EXPR [wrt X], as in :steps x^2*sin(3*x)")
+        expressions_only(args, ":steps")
+        results = self.session.run(args, EvalOptions(steps=True, wrt=wrt), first_line)
+        for r in results:
+            if r.error is None and r.steps is not None:
+                self._before(r)
+                self.display.steps(r)
+            else:
+                self.show([r], text, first_line, offset)
+
     def cmd_check(self, args: str, text: str, first_line: int, offset: int) -> None:
         from ..session import EvalOptions
 
