@@ -117,17 +117,17 @@ def plain_pieces(res: Result, opts: RenderOptions, point: Any = None) -> Iterato
 def plain_lines(res: Result, opts: RenderOptions, point: Any = None,
                 latex: bool = False) -> Iterator[Iterable[str]]:
     """The lines of ``render_plain``, each as its pieces (made as they are read)."""
+    if res.steps is not None and res.error is None:  # --steps: the derivation
+        from ..formula.steps import plain_lines as derivation_lines
+
+        yield from ([line] for line in derivation_lines(res.steps))
+        return
     if res.error is not None or res.kind in ("assign", "define"):
         return
     digits = opts.digits
     if res.kind == "grad":
         for name, v in res.value.items():
             yield _labelled(f"d/d{name}: ", v, digits)
-        return
-    if res.steps is not None:  # --steps: the derivation
-        from ..formula.steps import plain_lines as derivation_lines
-
-        yield from ([line] for line in derivation_lines(res.steps))
         return
     if res.kind == "formula":
         yield from ([line] for line in formula_lines(res))
