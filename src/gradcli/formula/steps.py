@@ -19,6 +19,7 @@ import re
 from typing import Any
 
 from ..core.functions import REGISTRY  # (the module that fills the registry)
+from ..errors import GradcliError
 from ..record import Record, factory
 from .diff import SIZE_LIMIT, derivatives
 from .expr import ADD, ZERO, Expr, Sym, add, as_expr, call
@@ -103,8 +104,11 @@ def rule_text(name: str) -> str:
     """A built-in's derivative as its registry entry has it: ``sin' = cos``,
     ``sec' = sec*tan``; ``log'(x) = 1/x`` where x is more than an argument."""
     x = Sym("x")
-    entry = REGISTRY[name]
-    text = write(as_expr(entry.derivative(x, call(name, x))), PLAIN)[0]
+    entry = REGISTRY.get(name)
+    try:
+        text = write(as_expr(entry.derivative(x, call(name, x))), PLAIN)[0]  # type: ignore[union-attr]
+    except (AttributeError, TypeError, GradcliError):  # a rule formulas cannot write
+        return f"{name}'"
     bare = re.sub(r"\b([A-Za-z_][A-Za-z0-9_]*)\(x\)", r"\1", text)
     if re.search(r"\bx\b|[/^]", bare):
         return f"{name}'(x) = {text}"
