@@ -197,7 +197,8 @@ def run(*texts: str, **options: object) -> list:
 def test_a_statements_steps_end_at_its_formula() -> None:
     for text, options in [("diff(x^2*sin(3*x), x)", {}), ("diff(exp(x)/x, x, 3)", {}),
                           ("x^3*log(x)", {"order": 2}), ("sin(x)^2", {}),
-                          ("x*y", {"wrt": "y"})]:
+                          ("x*y", {"wrt": "y"}), ("diff(x^2*y, x)", {"formula": True}),
+                          ("x^2", {"formula": True}), ("diff(x^3, x)", {"order": 2})]:
         (res,) = run(text, **options)
         assert res.error is None, (text, res.error)
         last = res.formulas[-1]
@@ -219,6 +220,8 @@ def test_steps_by_a_variable_with_a_value_use_its_number() -> None:
     (("x*y",), {}, "x and y have none"),
     (("x^2",), {"check": True}, "not with --check"),
     (("x^2",), {"order": 0}, "an order of 1 or more"),
+    (("diff(x^2, x, 1, 2)",), {}, "the answer is a number"),
+    (("f(t) = t^2", "f'(x)"), {}, "part of the statement"),
 ])
 def test_statements_without_steps_say_which_have_them(texts: tuple[str, ...], options: dict,
                                                       words: str) -> None:

@@ -30,38 +30,40 @@ def evaluate_steps(session: Session, node: Any, options: EvalOptions, res: Resul
     from ..formula.steps import derivation
     from .formulas import applies, differentiates, evaluate_formulas, formula_of
 
-    if differentiates(node) and not _diff(node) or _diff(node) and len(node.args) > 3:
-        # f'(2), 1 + diff(x^2, x), diff(x^2, x, 1, 2): the derivative is a part
+    whole_diff = _diff(node) and len(node.args) <= 3  # diff(EXPR, x[, n]), no point
+    if differentiates(node) and not _diff(node):
+        # f'(2), 1 + diff(x^2, x): the derivative is a part of the statement
         raise UsageError(WHAT_HAS_STEPS + "; here the derivative is part of the statement: "
                          "ask for the steps of diff(EXPR, x) alone").at(
                              node.line or None, node.column or None)
-    if options.order is None and not options.formula and not _diff(node):
+    if options.order is None and not _diff(node):
         options = _with_order(options, 1)  # EXPR alone: the steps of its derivative
+    elif whole_diff and options.order is None and options.formula:
+        options = _with_order(options, None)
+        options.formula = False  # the answer is diff's formula already
     if not applies(session, node, options) or options.grad:
         raise _refused(session, node, options)
     evaluate_formulas(session, node, options, res)
     if res.gradient_formulas is not None:  # grad(...)
         raise _refused(session, node, options)
-    if res.wrt is not None:  # EXPR with --order N
+    if whole_diff and options.order is None:
+        body, var = node.args[0], node.args[1]
+        order = _whole(formula_of(session, node.args[2])) if len(node.args) == 3 else 1
+        res.steps = derivation(formula_of(session, body), var.id, order)
+    elif res.wrt is not None:  # EXPR (a diff(...) too) with --order N
         if not options.order:
             raise UsageError("--steps needs an order of 1 or more: there is nothing to "
                              "differentiate at order 0").at(node.line or None, None)
         res.steps = derivation(res.formulas[0], res.wrt, options.order)
-        return
-    if not _diff(node):
+    else:
         raise _refused(session, node, options)
-    body, var = node.args[0], node.args[1]
-    order = 1
-    if len(node.args) == 3:
-        order = _whole(formula_of(session, node.args[2]))
-    res.steps = derivation(formula_of(session, body), var.id, order)
 
 
 def _diff(node: Any) -> bool:
     return isinstance(node, ast.Call) and node.func == "diff" and len(node.args) >= 2
 
 
-def _with_order(options: EvalOptions, order: int) -> EvalOptions:
+def _with_order(options: EvalOptions, order: int | None) -> EvalOptions:
     from ..record import fields
 
     copied = type(options)(**{name: getattr(options, name) for name in fields(options)})
