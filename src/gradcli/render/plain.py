@@ -122,6 +122,9 @@ def plain_lines(res: Result, opts: RenderOptions, point: Any = None,
 
         yield from ([line] for line in derivation_lines(res.steps))
         return
+    if res.kind == "formula":  # with an error, the orders that fit come before it
+        yield from ([line] for line in formula_lines(res))
+        return
     if res.error is not None or res.kind in ("assign", "define"):
         return
     digits = opts.digits
