@@ -273,7 +273,7 @@ def test_the_repl_steps_command() -> None:
     out, err = io.StringIO(), io.StringIO()
     shell = Shell(SessionLoader(), PlainDisplay(out, err))
     for line in [":steps sin(3*x)", ":steps x*y wrt y", ":steps diff(x^3, x)", ":steps",
-                 ":steps x*y"]:
+                 ":steps x*y", ":steps 2 x^3", ":steps 2", ":steps 0 x^2"]:
         shell.execute(line)
     assert out.getvalue().splitlines() == [
         "d/dx (sin(3*x))",
@@ -284,7 +284,14 @@ def test_the_repl_steps_command() -> None:
         "= x  constant multiple",
         "d/dx (x^3)",
         "= 3*x^2  power rule",
+        "d/dx (x^3)",
+        "= 3*x^2            power rule",
+        "d/dx (3*x^2)",
+        "= 3*d/dx(x^2)      constant multiple",
+        "  d/dx(x^2) = 2*x  power rule",
+        "= 6*x",
     ]
-    assert "usage: :steps EXPR [wrt X]" in err.getvalue()
+    assert err.getvalue().count("usage: :steps [N] EXPR [wrt X]") == 2
+    assert "an order of 1 or more" in err.getvalue()
     assert "x and y have none" in err.getvalue()
     assert shell.status == 2

@@ -22,7 +22,8 @@ if TYPE_CHECKING:
     from .context import Context as Session
 
 WHAT_HAS_STEPS = ("steps show how a derivative's formula is made: of diff(EXPR, x[, n]) "
-                  "or of EXPR (with --order N: orders 1..N), by a variable with no value")
+                  "or of EXPR (orders 1..N with --order N, or :steps N), by a variable with "
+                  "no value")
 
 
 def evaluate_steps(session: Session, node: Any, options: EvalOptions, res: Result) -> None:
@@ -52,7 +53,7 @@ def evaluate_steps(session: Session, node: Any, options: EvalOptions, res: Resul
         res.steps = derivation(formula_of(session, body), var.id, order)
     elif res.wrt is not None:  # EXPR (a diff(...) too) with --order N
         if not options.order:
-            raise UsageError("--steps needs an order of 1 or more: there is nothing to "
+            raise UsageError("steps need an order of 1 or more: there is nothing to "
                              "differentiate at order 0").at(node.line or None, None)
         res.steps = derivation(res.formulas[0], res.wrt, options.order)
     else:
