@@ -9,10 +9,20 @@ step, once.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import mpmath
 import pytest
 import sympy
-from test_formula_corpus import CORPUS, ELEMENTWISE, X, points, to_sympy
+from test_formula_corpus import (
+    CORPUS,
+    ELEMENTWISE,
+    VALUE_NAMES,
+    X,
+    flat_steps,
+    points,
+    to_sympy,
+)
 
 from gradcli.core.registry import REGISTRY
 from gradcli.formula import derivatives, from_ast, plain
@@ -32,6 +42,15 @@ from gradcli.lang.parser import parse
 CASES = [(text, domain) for _, text, domain in CORPUS] + [
     (f"{name}(x/2 + 1/4)", (2 * REGISTRY[name].domain[0] - 0.5, 2 * REGISTRY[name].domain[1] - 0.5))
     for name in ELEMENTWISE] + [(f"{name}(x)", REGISTRY[name].domain) for name in ELEMENTWISE]
+
+
+def _reference(name: str) -> Callable[[sympy.Expr], sympy.Expr]:
+    ref = sympy.sympify(REGISTRY[name].reference, locals={"x": X})
+    return lambda u: ref.subs(X, u)
+
+
+# every built-in by its registry reference, so a step's part reads back as SymPy's
+NAMES = {**{n: _reference(n) for n in ELEMENTWISE}, **VALUE_NAMES}
 
 
 def formula(text: str) -> Expr:
@@ -85,10 +104,10 @@ def test_every_step_is_right(text: str, domain: tuple[float, float]) -> None:
     equal to what it tidied), at random points of the domain."""
     (d,) = derivation(formula(text), "x", 1)
     for s in d.steps:
-        ours = to_sympy(plain(s.result))
-        theirs = to_sympy(plain(s.of))
+        ours = to_sympy(plain(s.result), names=NAMES)
+        theirs = to_sympy(plain(s.of), names=NAMES)
         if s.rule != "simplify":
-            theirs = sympy.diff(theirs, X)
+            theirs = flat_steps(sympy.diff(theirs, X))
         theirs = theirs.replace(lambda e: isinstance(e, sympy.DiracDelta), lambda e: sympy.S.Zero)
         a, b = sympy.lambdify(X, ours, "mpmath"), sympy.lambdify(X, theirs, "mpmath")
         with mpmath.workdps(30):
@@ -149,6 +168,7 @@ def test_rule_text_comes_from_the_registry() -> None:
     assert rule_text("cos") == "cos' = -sin"
     assert rule_text("exp") == "exp' = exp"
     assert rule_text("log") == "log'(x) = 1/x"
+    assert rule_text("sec") == "sec' = sec*tan"  # the issue's example, from sec's entry
     for name in ELEMENTWISE:  # every built-in has one, with nothing written for it here
         assert rule_text(name).startswith(f"{name}'")
 
