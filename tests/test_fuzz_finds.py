@@ -4,6 +4,8 @@ answer each should give."""
 
 from __future__ import annotations
 
+import numpy as np
+
 from gradcli.session import EvalOptions, Session
 
 
@@ -21,3 +23,11 @@ def test_checking_an_empty_value_is_inconclusive_not_an_internal_error() -> None
     assert [c.ok for c in res.check] == [None, None]
     assert any("no points to compare" in w for w in res.warnings)
 
+
+def test_backprop_folds_past_an_empty_constant() -> None:
+    # was "internal error (IndexError: index 0 is out of bounds ...)" in the builder's folding
+    session = _session("backprop", z="linspace(0, 1, 5)")
+    (res,) = session.run("z ** zeros(0, 1)", EvalOptions(order=4))
+    assert res.error is None
+    assert np.asarray(res.value).shape == (0, 5)
+    assert [np.asarray(d).tolist() for d in res.derivatives] == [[0.0] * 5] * 4
