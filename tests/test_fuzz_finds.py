@@ -4,9 +4,19 @@ answer each should give."""
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+from pathlib import Path
+
 import numpy as np
 
 from gradcli.session import EvalOptions, Session
+
+
+def _gradcli(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "gradcli", *args], capture_output=True,
+                          text=True, timeout=120, input=stdin, env=dict(os.environ))
 
 
 def _session(method: str = "auto", **at: str) -> Session:
@@ -31,3 +41,22 @@ def test_backprop_folds_past_an_empty_constant() -> None:
     assert res.error is None
     assert np.asarray(res.value).shape == (0, 5)
     assert [np.asarray(d).tolist() for d in res.derivatives] == [[0.0] * 5] * 4
+
+
+def test_a_curve_over_an_interval_wider_than_the_floats_is_a_clear_range_error(
+        tmp_path: Path) -> None:
+    # was "cannot draw x = -1e+308..1e+308 (Singular matrix)", and the REPL showed
+    # NumPy's raw overflow warnings with their source lines
+    out = tmp_path / "a.svg"
+    done = _gradcli("curve", "x^2", "--over", "x=-1e308:1e308", "-o", str(out))
+    assert done.returncode == 2 and not out.exists()
+    assert done.stderr.startswith("error: the interval x = -1e+308..1e+308 is too wide: its "
+                                  "width passes the largest float (1.798e+308)")
+    repl = _gradcli("repl", stdin=":curve x^2 -1e308 1e308\n")
+    assert "too wide" in repl.stderr
+    assert "Warning" not in repl.stderr and "linspace" not in repl.stderr
+    # a finite width near the largest float: matplotlib's axis fails, said plainly
+    done = _gradcli("curve", "x^2", "--over", "x=0:1.7e308", "-o", str(out))
+    assert done.returncode == 1 and not out.exists()
+    assert "too near the largest float" in done.stderr and "(" not in done.stderr
+    assert list(tmp_path.iterdir()) == []  # no temporary file left
