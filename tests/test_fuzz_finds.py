@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 from gradcli.session import EvalOptions, Session
 
@@ -60,3 +61,23 @@ def test_a_curve_over_an_interval_wider_than_the_floats_is_a_clear_range_error(
     assert done.returncode == 1 and not out.exists()
     assert "too near the largest float" in done.stderr and "(" not in done.stderr
     assert list(tmp_path.iterdir()) == []  # no temporary file left
+
+
+def test_whole_numbers_print_as_integers_at_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    # zeros(1e7) made ten million format_number calls (39 s under load, 1.1 s of CPU a
+    # million); whole numbers are now written from int64 at once (0.3 s a million)
+    from gradcli.render import numbers
+    from gradcli.render.numbers import format_value, value_pieces
+
+    mixed = np.array([0.0, -0.0, 1e16, 1e15, -3.0, 2.5, np.nan, -np.inf, np.inf, 1e-300,
+                      123456789012345.0, 0.1])
+    assert format_value(mixed) == ("[0, 0, 1e+16, 1000000000000000, -3, 2.5, nan, -inf, inf, "
+                                   "1e-300, 123456789012345, 0.1]")
+    assert format_value(np.array([[-0.0, 2.0], [3.0, -4.0]])) == "[[0, 2], [3, -4]]"
+    calls = []
+    real = numbers.format_number
+    monkeypatch.setattr(numbers, "format_number", lambda *a: calls.append(a) or real(*a))
+    zeros = np.zeros(100_000)
+    text = "".join(value_pieces(zeros))
+    assert text == "[" + ", ".join(["0"] * zeros.size) + "]"
+    assert calls == []  # not one call a number
