@@ -55,7 +55,7 @@ def test_the_fuzzer_sees_an_internal_error_and_a_lost_line(monkeypatch):
     fuzz = load_fuzz()
     from gradcli.render import plain
 
-    real = plain.plain_pieces  # what the output writes plain results with
+    real = plain.plain_pieces
 
     def render(res, *args, **kwargs):  # type: ignore[no-untyped-def]
         if res.input == "2*3":

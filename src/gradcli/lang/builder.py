@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import threading
 
+from gradcli.errors import ParseError
 from gradcli.lang.ast import (
     Array,
     Call,
@@ -20,6 +21,7 @@ from gradcli.lang.ast import (
     Unary,
 )
 from gradcli.lang.lalr import Token
+from gradcli.lang.names import exponent_meant
 
 
 class Origin(threading.local):
@@ -39,6 +41,15 @@ def at(token: Token) -> tuple[int, int]:
     if token.line == 1:
         return origin.line, origin.column + token.column - 1
     return origin.line + token.line - 1, token.column
+
+
+class _Keyword:
+    """``name=value`` in a call's arguments, until the call is built."""
+
+    __slots__ = ("name", "value", "line", "column")
+
+    def __init__(self, name: str, value: Node, line: int, column: int) -> None:
+        self.name, self.value, self.line, self.column = name, value, line, column
 
 
 # The grammar's operator tokens, as plain interned strings for the tree.
@@ -88,6 +99,16 @@ class Builder:
         first = c[0]
         return Power(tuple(c), first.line, first.column)
 
+    def superscript(self, c: list) -> Power:
+        """x² is x^2 and x⁻¹ is x^-1: a typeset exponent is a power."""
+        base, token = c
+        line, column = at(token)
+        digits = exponent_meant(str(token))
+        exponent: Node = Num(digits.lstrip("-"), line, column)
+        if digits.startswith("-"):
+            exponent = Unary("-", exponent, line, column)
+        return Power((base, exponent), base.line, base.column)
+
     def index(self, c: list) -> Index:
         target = c[0]  # c[1] is the '[' token, kept for positions
         return Index(target, tuple(c[2:]), at(c[1]), target.line, target.column)
@@ -108,7 +129,27 @@ class Builder:
 
     def call(self, c: list) -> Call:
         token = c[0]
-        return Call(str(token), tuple(c[1:]), *at(token))
+        args = c[1:]
+        if not any(type(a) is _Keyword for a in args):
+            return Call(str(token), tuple(args), *at(token))
+        positional: list[Node] = []
+        keywords: list[tuple[str, Node]] = []
+        for a in args:
+            if type(a) is _Keyword:
+                if any(name == a.name for name, _ in keywords):
+                    raise ParseError(f"the keyword argument '{a.name}' is given twice",
+                                     line=a.line, column=a.column)
+                keywords.append((a.name, a.value))
+            elif keywords:
+                raise ParseError("an argument without a name follows a keyword argument",
+                                 line=a.line, column=a.column)
+            else:
+                positional.append(a)
+        return Call(str(token), tuple(positional), *at(token), tuple(keywords))
+
+    def keyword(self, c: list) -> _Keyword:
+        token, _equals, value = c
+        return _Keyword(str(token), value, *at(token))
 
     def prime(self, c: list) -> Prime:
         token, primes = c[0], c[1]

@@ -34,6 +34,7 @@ from ..lang.evaluate import Definition, Evaluator
 from ..lang.names import is_name
 from ..lang.namespace import BUILTIN, CONSTANT, SPECIAL, Namespace, is_builtin
 from ..lang.parser import BadStatement, Statement, parse, parse_each
+from ..lang.resolve import prime_without_call
 from ..limits import DTYPES as DTYPE_NAMES
 from ..limits import METHODS
 from ..results import Result
@@ -165,8 +166,9 @@ class Session:
             else:
                 self.at["ans"] = as_numpy(ans)
         res = Result(input=st.source, line=st.line, at=dict(self.at))
-        if isinstance(st, BadStatement):
-            res.kind, res.error = "error", st.error.reword(self.words)
+        if isinstance(st, BadStatement):  # g' of a function of two: why, not "expected '('"
+            res.kind, res.error = "error", prime_without_call(st.error, self.functions)
+            res.error.reword(self.words)
             return res
         self._begin()
         with self._capture_fp_errors() as fp_messages:
@@ -194,10 +196,14 @@ class Session:
         res.method = self.engine.used
         return res
 
+    def _shadows(self, warning: str | None) -> None:
+        if warning is not None:  # ln(x) = ... hides the built-in ln
+            self._warnings.append(warning)
+
     def _execute(self, st: Statement, options: EvalOptions, res: Result) -> None:
         node = st.node
         if isinstance(node, ast.Assign):
-            check_bindable(node.name, node)
+            self._shadows(check_bindable(node.name, node))
             value = Evaluator(self).eval(node.value)
             self.values[node.name] = value.data
             res.kind, res.name, res.value = "assign", node.name, as_numpy(value.data)
@@ -206,7 +212,7 @@ class Session:
                 self.at_text.pop(node.name, None)
             return
         if isinstance(node, ast.Define):
-            check_bindable(node.name, node)
+            self._shadows(check_bindable(node.name, node))
             self.functions[node.name] = Definition(node.name, node.params, node.body, st.source)
             res.kind, res.name = "define", f"{node.name}({', '.join(node.params)})"
             return
