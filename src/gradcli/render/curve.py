@@ -129,7 +129,7 @@ def write_curve(data: Curves, path: str) -> list[str]:
         except (ArithmeticError, ValueError):  # matplotlib's axis, near the largest float
             raise GradcliError(f"cannot draw {data.var} = {data.a:g}..{data.b:g} to a file: "
                                "the interval is too near the largest float for the "
-                               "chart's axis; choose a narrower one") from None
+                               "chart's axis; choose a narrower interval") from None
     n = len(data.curves)
     return [f"curve: {n} line{'s' if n != 1 else ''} "
             f"({data.var} = {data.a:g}..{data.b:g}, written to {path})"]
