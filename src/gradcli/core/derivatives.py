@@ -187,6 +187,8 @@ class Builder:
         d = c.data
         if d.size == 1:
             return d.reshape(()).item()
+        if d.size == 0:  # an empty constant has no value to fold by
+            return None
         hit = self.uniform.get(id(c))
         if hit is not None and hit[0] is c:
             return hit[1]

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..atomic import replacing
-from ..errors import ToolMissingError, UsageError
+from ..errors import GradcliError, ToolMissingError, UsageError
 from ..figures import Curves, decimate
 
 if TYPE_CHECKING:
@@ -124,7 +124,12 @@ def write_curve(data: Curves, path: str) -> list[str]:
     ext = curve_format(path)
     fig = figure(data)
     with replacing(path) as tmp:
-        _save(fig, tmp, ext[1:])
+        try:
+            _save(fig, tmp, ext[1:])
+        except (ArithmeticError, ValueError):  # matplotlib's axis, near the largest float
+            raise GradcliError(f"cannot draw {data.var} = {data.a:g}..{data.b:g} to a file: "
+                               "the interval is too near the largest float for the "
+                               "chart's axis; choose a narrower interval") from None
     n = len(data.curves)
     return [f"curve: {n} line{'s' if n != 1 else ''} "
             f"({data.var} = {data.a:g}..{data.b:g}, written to {path})"]

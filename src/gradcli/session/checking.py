@@ -131,7 +131,9 @@ def inconclusive_warning(entry: CheckEntry) -> str | None:
     unsure = int(np.isnan(points).sum())
     where = f" at {unsure:,} of {points.size:,} points" if points.size > 1 else ""
     est = np.asarray(entry.numerical, np.float64)
-    if points.size > 1:
+    if points.size == 0:
+        why = "there are no points to compare (the value is empty)"
+    elif points.size > 1:
         why = ("no numerical estimate could be made there, or its error estimate is not "
                "small against the value")
     elif not np.isfinite(est).all():

@@ -82,6 +82,12 @@ def sample_curves(evaluate: Evaluate, exprs: Sequence[str], var: str, a: float, 
         raise LimitError(f"{points:,} points are more than the {MAX_POINTS:,} a curve takes")
     if not a < b:
         raise UsageError(f"the interval {a:g}:{b:g} is empty")
+    with np.errstate(over="ignore"):
+        wide = not np.isfinite(np.float64(b) - np.float64(a))
+    if wide:
+        raise LimitError(f"the interval {var} = {a:g}..{b:g} is too wide: its width passes "
+                         f"the largest float ({np.finfo(np.float64).max:.4g}); choose a "
+                         "narrower interval")
     grid = np.linspace(a, b, points)
     notes: list[str] = []
     sampled = []  # per expression, orders 0..order+1 (the last only for the slope)
