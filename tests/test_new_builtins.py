@@ -109,3 +109,16 @@ def test_a_formula_that_is_not_covered_asks_for_a_point(text: str) -> None:
 def test_max_over_an_array_variable_is_elementwise_not_mixing() -> None:
     res = last("max(x, 0.0)", at={"x": np.linspace(-1, 1, 5)}, order=1)
     assert not any("mixes" in w for w in res.warnings)
+
+
+@pytest.mark.parametrize("method", ["taylor", "backprop"])
+def test_what_is_computed_from_a_step_function_alone_is_constant(method):
+    # trunc(x^2/3) is 0 near 0.7: its power is constant there, so every
+    # derivative is 0 (not 0*inf = nan), as the formula path says
+    from gradcli.session import EvalOptions, Session
+
+    s = Session(method=method)
+    s.run("x = 0.7; y = 0.6")
+    (res,) = s.run("trunc(x^2/3)^(y^3)", EvalOptions(order=2, wrt="x"))
+    assert res.error is None
+    assert [float(d) for d in res.derivatives] == [0.0, 0.0]

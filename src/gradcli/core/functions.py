@@ -453,7 +453,7 @@ for _name, (_fwd, _doc, _ref, _jumps) in _STEPS.items():
     _d, _r = _step(_name, _jumps)
     # clear of every jump (whole numbers, halves), for central differences too
     elementwise(_name, forward=_fwd, derivative=_d, doc=_doc, domain=(1.05, 1.45),
-                reference=_ref, taylor=_r)
+                reference=_ref, taylor=_r, flat=True)
 sign, floor, ceil, round, trunc = (REGISTRY[n].call for n in _STEPS)
 Sign, Floor, Ceil, Round, Trunc = (REGISTRY[n].function for n in _STEPS)
 

@@ -124,6 +124,7 @@ def elementwise(
     call: Callable[[Callable[[Any], Variable]], Callable[..., Any]] | None = None,
     signature: str | None = None,
     max_args: int = 1,
+    flat: bool = False,
 ) -> Callable[..., Any]:
     """Register an elementwise built-in; returns its wrapper (``sin(x)``).
 
@@ -133,6 +134,10 @@ def elementwise(
     ``call``, given the one-argument wrapper, makes the entry's callable where
     it takes more arguments (``log(x, b)``, with ``signature`` and
     ``max_args``); the function it makes is still one of one input.
+    ``flat``: the function is constant between its jumps (floor, sign), so what
+    is computed from it alone is constant too: its gradient is 0 whatever the
+    gradient above it (0*inf would be nan), and Taylor mode treats its output
+    as a constant.
     """
     if isinstance(forward, str):
         np_func = getattr(np, forward)
@@ -151,12 +156,15 @@ def elementwise(
             return fwd(get_array_module(x), x)
 
     def _backward(self: Function, gy: Variable) -> Variable:
-        return gy * derivative(self.inputs[0], self.outputs[0]())
+        d = derivative(self.inputs[0], self.outputs[0]())
+        return d if flat else gy * d
 
     def _backward_data(self: Function, gy: Any) -> Any:
         # the same derivative on arrays, for backward without create_graph;
         # d.data[()] is a NumPy scalar when 0-d (see ops.Mul._backward_data)
         d = derivative(self.inputs[0], self.outputs[0]())
+        if flat:
+            return d.data if isinstance(d, Variable) else d
         return gy * (d.data[()] if isinstance(d, Variable) else d)
 
     cls = type(
@@ -171,6 +179,7 @@ def elementwise(
             "op_name": name,
             "taylor_rule": staticmethod(taylor) if taylor else None,
             "ufunc": ufunc,
+            "flat": flat,
         },
     )
 

@@ -40,7 +40,9 @@ def _path(y: Variable, x: Variable) -> list[Function]:
     for f in funcs:
         for v in f.inputs:
             if id(v) in dep:
-                path.append(f)
+                path.append(f)  # a flat function's rule still warns at its jumps
+                if getattr(f, "flat", False):
+                    break  # but its output is constant where it has a derivative
                 for ref in f.outputs:
                     out = ref()
                     if out is not None:
