@@ -18,6 +18,7 @@ from ..core.ops import add
 from ..core.registry import REGISTRY
 from ..errors import ArityError, GradcliError, LimitError, MathError, UnknownNameError
 from .ast import Call, Name, Prime, free_names
+from .matrices import MATRIX_FORMS
 
 if TYPE_CHECKING:
     from .evaluate import Context, Definition
@@ -27,6 +28,7 @@ from ..limits import MAX_ORDER
 SPECIAL_FORMS: dict[str, tuple[str, str]] = {
     "diff": ("diff(expr, x[, n[, a]])", "n-th derivative of expr by x (at x = a)"),
     "grad": ("grad(expr[, x, y...])", "all partial derivatives, as name: value"),
+    **MATRIX_FORMS,
 }
 
 

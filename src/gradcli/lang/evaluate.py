@@ -48,6 +48,7 @@ from .ast import (
     free_names,
 )
 from .calculus import MAX_ORDER, SPECIAL_FORMS, Calculus, _located, _position, _to_int
+from .matrices import MATRIX_FORMS, matrix_args, matrix_value, variable_names
 from .names import literal_meant, nonzero_digits, power_meant
 from .namespace import CONSTANT_ALIASES, CONSTANTS, Namespace
 
@@ -315,6 +316,10 @@ class Evaluator(Calculus):
             raise MathError(
                 "grad(...) gives one value per variable; use it as a whole statement"
             ).at(*_position(node))
+        if name in MATRIX_FORMS:
+            args = matrix_args(node, set(REGISTRY) | set(SPECIAL_FORMS) | set(self.ctx.functions))
+            names = variable_names(args, self.ctx.functions, CONSTANTS)
+            return matrix_value(self, args, names, node)
         definition = self.ctx.functions.get(name)
         if definition is not None:
             args = [self.eval(a) for a in node.args]

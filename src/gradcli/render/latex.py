@@ -3,7 +3,7 @@
 A formula result prints its orders 0..N (or a gradient's partial derivatives,
 ``\\frac{\\partial f}{\\partial x} = ...``) as LaTeX; with ``--formula`` the
 formulas follow the numbers; numbers print as the plain format prints them,
-and a Taylor polynomial as LaTeX.
+and a Taylor polynomial as LaTeX; a Hessian or Jacobian as a ``pmatrix``.
 """
 
 from __future__ import annotations
@@ -18,7 +18,8 @@ def render_latex(res: Result, opts: RenderOptions, point: Any = None) -> list[st
     """The lines ``res`` prints in LaTeX format."""
     from ..formula import latex
 
-    if res.error is not None or not (res.formulas or res.gradient_formulas):
+    if res.error is not None or res.kind == "matrix" or not (
+            res.formulas or res.gradient_formulas):
         return render_plain(res, opts, point, latex=True)
     lines = [] if res.kind == "formula" else [
         line for line in render_plain(res, opts, point, latex=True)

@@ -5,6 +5,8 @@ What a shell script reads, in the spirit of bc:
 - an expression prints its value; with ``--order N`` the orders 0..N follow as
   N + 1 lines;
 - ``--grad`` and ``grad(...)`` print one ``d/dNAME: value`` line per variable;
+- ``hessian(...)`` and ``jacobian(...)`` print their rows in brackets on one
+  line, ``[[16, 24], [24, 12]]`` (formulas too, where the variables are unbound);
 - ``--series N`` prints the Taylor polynomial on one line,
   ``8 + 24*(x - 2) + 22*(x - 2)^2``, and without ``--order`` only that line;
 - ``--check`` prints one ``check order K: ...`` line per checked order;
@@ -100,6 +102,10 @@ def render_plain(res: Result, opts: RenderOptions, point: Any = None,
         return gradient_lines(res.value, digits)
     if res.kind == "formula":
         return formula_lines(res)
+    if res.kind == "matrix":
+        from .matrix import matrix_latex, matrix_line
+
+        return [matrix_latex(res, digits) if latex else matrix_line(res, digits)]
     # With --series alone the polynomial is the answer (its c0 is the value).
     lines = [] if res.series is not None and not opts.order else [format_value(res.value, digits)]
     lines.extend(format_value(d, digits) for d in res.derivatives or ())

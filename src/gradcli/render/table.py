@@ -11,6 +11,8 @@ milliseconds to import; JSON, plain and CSV never load it).
   A series adds its coefficients as a column (in place of the value column
   when no derivatives were asked for), and its polynomial under the table.
 - ``--grad`` and ``grad(...)``: a table of partial derivatives.
+- ``hessian(...)`` and ``jacobian(...)``: the matrix, its rows and columns
+  labelled by variable (a Jacobian's rows by component).
 - Assignments print ``x = 2``, definitions ``defined f(x)``.
 
 On a terminal, arrays of more than 1,000 elements are summarised as NumPy
@@ -118,6 +120,9 @@ class TableRenderer:
         if res.kind == "formula":
             self._formulas(res)
             return
+        if res.kind == "matrix":
+            self._matrix(res)
+            return
         checks = [c for c in res.check or () if c.variable is None]
         if not (res.derivatives or checks or res.series is not None or res.formulas):
             line = Text(f"{res.input} = ")
@@ -186,6 +191,16 @@ class TableRenderer:
         title = f"{res.input}  (d/d{res.wrt})"
         self._show(title, ["order", "formula"],
                    [[str(k), plain(f)] for k, f in enumerate(res.formulas or ())])
+
+    def _matrix(self, res: Result) -> None:
+        """Rows and columns labelled: by variable (a Jacobian's rows by component)."""
+        from .matrix import cells
+
+        m = res.matrix
+        text = cells(res, self.opts.digits)
+        title = self._title(res) if m.formulas is None else res.input
+        self._show(title, [m.form, *m.columns],
+                   [[label, *row] for label, row in zip(m.rows, text)])
 
     def _check_cells(self, c: CheckEntry) -> list[Any]:
         mark = Text("pass", style="green") if c.ok else Text("FAIL", style="bold red")

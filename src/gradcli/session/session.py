@@ -40,6 +40,7 @@ from ..results import Result
 from . import shadow
 from .expression import check_bindable, evaluate_expression, gradient_statement
 from .formulas import applies
+from .matrices import is_matrix_form, matrix_statement
 from .variables import order_limit
 
 if TYPE_CHECKING:  # curves and graphs are loaded by the commands that draw
@@ -220,6 +221,8 @@ class Session:
                 self._warnings.append(worded(
                     "grad(...) gives the first partial derivatives only; "
                     f"{slots} did not apply to it", "", self.words))
+            return
+        if is_matrix_form(node) and matrix_statement(self, node, options, res):
             return
         evaluate_expression(self, node, options, res)
 
