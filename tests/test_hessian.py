@@ -294,6 +294,18 @@ def test_too_many_variables_is_refused_fast() -> None:
     assert time.perf_counter() - t0 < 0.5
 
 
+def test_the_limits_table_states_the_limits() -> None:
+    from pathlib import Path
+
+    from gradcli.limits import MATRIX_MAX_NODES, MATRIX_MAX_VARIABLES
+
+    docs = (Path(__file__).resolve().parent.parent / "docs" / "language.md").read_text()
+    row = next(line for line in docs.split("## Limits", 1)[1].splitlines()
+               if line.startswith("| `hessian`"))
+    assert f"{MATRIX_MAX_VARIABLES:,} variables" in row
+    assert f"at most {MATRIX_MAX_NODES:,} nodes" in row
+
+
 def test_twenty_variables_quickly() -> None:
     """The benchmark's function (benchmarks/bench_hessian.py), in the test suite
     with a loose bound (the machine running the tests may be shared)."""

@@ -18,16 +18,13 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..errors import LimitError, MathError
-from ..limits import BACKPROP_MAX_NODES
+from ..limits import BACKPROP_MAX_NODES, MATRIX_MAX_NODES
+from ..limits import MATRIX_MAX_VARIABLES as MAX_VARIABLES
 from .backend import get_array_module
 from .derivatives import grad, graph_size
 from .graph import Constant, Variable, using_config
 from .shapes import get_item, reshape
 from .stack import stack
-
-MAX_VARIABLES = 1000
-"""Variables (elements of them, for arrays) a Hessian or Jacobian is taken by:
-one backprop pass each and n^2 numbers."""
 
 
 def _flat(v: Variable) -> list[Variable]:
@@ -60,18 +57,29 @@ def _check_count(n: int, what: str) -> None:
                          f"{MAX_VARIABLES:,} (one backprop pass each); name fewer variables")
 
 
-def _check_work(rows: int, size: int, what: str) -> None:
-    """Refuse before the passes run where ``rows`` backprop passes over a graph
-    of ``size`` nodes would walk more than the backprop budget."""
-    if rows * size > 10 * BACKPROP_MAX_NODES:
-        raise LimitError(
-            f"{what}: {rows:,} backprop passes over a graph of about {size:,} nodes "
-            f"({rows * size:,} node visits) are above the limit of "
-            f"{10 * BACKPROP_MAX_NODES:,}; name fewer variables")
+class _Work:
+    """The nodes the passes walk, against MATRIX_MAX_NODES. Where ``rows``
+    passes over the whole graph (``size`` nodes) fit, nothing is counted; else
+    each pass counts what it walks (its output's part of the graph) before it
+    runs, and the first that would go past the limit stops them all."""
+
+    def __init__(self, rows: int, size: int, what: str) -> None:
+        self.counting = rows * size > MATRIX_MAX_NODES
+        self.spent, self.rows, self.what = 0, rows, what
+
+    def spend(self, y: Variable, done: int) -> None:
+        if not self.counting:
+            return
+        self.spent += graph_size(y, MATRIX_MAX_NODES - self.spent)
+        if self.spent > MATRIX_MAX_NODES:
+            raise LimitError(
+                f"{self.what}: its backprop passes walk more than {MATRIX_MAX_NODES:,} graph "
+                f"nodes in all (past that after {done:,} of {self.rows:,} rows); name fewer "
+                "variables or simplify the expression")
 
 
-def _rows(outputs: list[Variable], leaves: list[Variable],
-          skip_lower: bool) -> list[list[Variable]]:
+def _rows(outputs: list[Variable], leaves: list[Variable], skip_lower: bool,
+          work: _Work) -> list[list[Variable]]:
     """Row i: the gradient of ``outputs[i]`` by every element of ``leaves``, as
     scalar graphs (with ``skip_lower``, columns j < i are None: a Hessian's)."""
     rows: list[list[Variable]] = []
@@ -79,6 +87,7 @@ def _rows(outputs: list[Variable], leaves: list[Variable],
         if out.creator is None:  # constant in every variable, or one of them
             row = [_one(x) if x is out else _zero(x) for x in leaves for _ in range(x.size)]
         else:
+            work.spend(out, i)
             row = [e for g in grad(out, leaves, create_graph=True) for e in _flat(g)]
         if skip_lower:
             row[:i] = [None] * i  # type: ignore[list-item] - mirrored by the caller
@@ -86,7 +95,8 @@ def _rows(outputs: list[Variable], leaves: list[Variable],
     return rows
 
 
-def _numbers(outputs: list[Variable], leaves: list[Variable], skip_lower: bool) -> Any:
+def _numbers(outputs: list[Variable], leaves: list[Variable], skip_lower: bool,
+             work: _Work) -> Any:
     """The rows of ``_rows`` as one array of numbers, written in place: passes
     that make no graph, reading each leaf's gradient where it has one."""
     xp = get_array_module(leaves[0].data)
@@ -102,6 +112,7 @@ def _numbers(outputs: list[Variable], leaves: list[Variable], skip_lower: bool) 
     if any(x.creator is not None for x in leaves):  # points inside a diff: grad() keeps them
         for i, y in enumerate(outputs):
             if y.creator is not None:
+                work.spend(y, i)
                 numbers[i] = xp.concatenate([g.data.reshape(-1) for g in grad(y, leaves)])
     else:
         saved = [x.grad for x in leaves]
@@ -109,6 +120,7 @@ def _numbers(outputs: list[Variable], leaves: list[Variable], skip_lower: bool) 
             for i, y in enumerate(outputs):
                 if y.creator is None:
                     continue
+                work.spend(y, i)
                 for x in leaves:
                     x.grad = None
                 y.grad = None
@@ -142,13 +154,18 @@ def hessian(y: Variable, leaves: Sequence[Variable], create_graph: bool = False)
     with using_config("enable_backprop", True):
         if y.creator is None:
             first = [_zero(x) for x in leaves for _ in range(x.size)]
+            work = _Work(0, 0, "a Hessian")
         else:
-            _check_work(n + 1, 3 * graph_size(y, BACKPROP_MAX_NODES), "a Hessian")
+            size = graph_size(y, MATRIX_MAX_NODES)
+            if size > BACKPROP_MAX_NODES:  # the gradient's graph, a few times this, is made first
+                raise LimitError(f"a Hessian: the expression's graph has more than "
+                                 f"{BACKPROP_MAX_NODES:,} nodes; simplify it")
+            work = _Work(n, 3 * size, "a Hessian")
             gs = grad(reshape(y, ()) if y.ndim else y, leaves, create_graph=True)
             first = [e for g in gs for e in _flat(g)]
         if not create_graph:
-            return Constant(_numbers(first, leaves, skip_lower=True))
-        rows = _rows(first, leaves, skip_lower=True)
+            return Constant(_numbers(first, leaves, skip_lower=True, work=work))
+        rows = _rows(first, leaves, skip_lower=True, work=work)
     for i in range(n):  # the lower triangle mirrors the upper: each mixed partial once
         for j in range(i):
             rows[i][j] = rows[j][i]
@@ -162,10 +179,10 @@ def jacobian(y: Variable, leaves: Sequence[Variable], create_graph: bool = False
     _count(leaves, "a Jacobian")
     _check_count(y.size, "a Jacobian")
     with using_config("enable_backprop", True):
-        _check_work(y.size, graph_size(y, BACKPROP_MAX_NODES), "a Jacobian")
+        work = _Work(y.size, graph_size(y, MATRIX_MAX_NODES), "a Jacobian")
         if not create_graph:
-            return Constant(_numbers(_flat(y), leaves, skip_lower=False))
-        return _stacked(_rows(_flat(y), leaves, skip_lower=False))
+            return Constant(_numbers(_flat(y), leaves, skip_lower=False, work=work))
+        return _stacked(_rows(_flat(y), leaves, skip_lower=False, work=work))
 
 
 def laplacian(y: Variable, leaves: Sequence[Variable], create_graph: bool = False) -> Variable:
