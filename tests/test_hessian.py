@@ -258,6 +258,19 @@ def test_table_labels_rows_and_columns() -> None:
     assert [c.strip() for c in lines[5].strip("|").split("|")] == ["y", "12", "24"]
 
 
+def test_grad_of_grad_is_the_hessian() -> None:
+    session = Session()
+    (formulas, named) = session.run("grad(grad(x^2*y^3)); grad(grad(x^2*y^3, y, x))")
+    (hessian,) = session.run("hessian(x^2*y^3)")
+    assert formulas.matrix == hessian.matrix and formulas.input == "grad(grad(x^2*y^3))"
+    assert named.matrix.columns == ("y", "x")
+    session.run("x = 1; y = 2")
+    (numbers,) = session.run("grad(grad(x^2*y^3))")
+    assert numbers.value.tolist() == [[16, 24], [24, 12]]
+    (err,) = session.run("grad(grad(x^2*y^3, x), y)")
+    assert "same variables" in err.error.message and err.error.column == 1
+
+
 def test_ans_is_the_matrix() -> None:
     session = Session()
     session.run("x = 2\ny = 1\nhessian(x^2*y^3)")

@@ -88,6 +88,26 @@ def element_labels(name: str, shape: tuple[int, ...]) -> list[str]:
     return [f"{name}[{', '.join(map(str, i))}]" for i in np.ndindex(*shape)]
 
 
+def grad_of_grad(node: Any) -> Call | None:
+    """``grad(grad(f[, x, y])[, x, y])`` as the ``hessian(f, [x, y])`` it is (the
+    outer grad's variables, where written, must be the inner one's); None for
+    any other node."""
+    if not (isinstance(node, Call) and node.func == "grad" and node.args
+            and isinstance(node.args[0], Call) and node.args[0].func == "grad"
+            and node.args[0].args):
+        return None
+    inner = node.args[0]
+    names, outer = inner.args[1:], node.args[1:]
+    ids = [getattr(n, "id", None) for n in names]
+    if outer and names and [getattr(n, "id", None) for n in outer] != ids:
+        raise _at(MathError("grad(grad(f, ...), ...) takes the same variables twice; for "
+                            "other pairs write jacobian([diff(f, x), ...], [y, ...])"), node)
+    names = names or outer
+    args = (inner.args[0],) if not names else (
+        inner.args[0], Array(tuple(names), line=names[0].line, column=names[0].column))
+    return Call("hessian", args, line=node.line, column=node.column)
+
+
 class Reader(Protocol):
     """What ``matrix_value`` needs of the evaluator."""
 
@@ -130,5 +150,6 @@ _ENGINE = {"hessian": engine.hessian, "jacobian": engine.jacobian,
            "laplacian": engine.laplacian}
 
 
-__all__ = ["MATRIX_FORMS", "MatrixArgs", "Reader", "element_labels", "matrix_args",
+__all__ = ["MATRIX_FORMS", "MatrixArgs", "Reader", "element_labels", "grad_of_grad",
+           "matrix_args",
            "matrix_value", "variable_names"]

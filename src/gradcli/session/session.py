@@ -31,6 +31,7 @@ from ..errors import (
 )
 from ..lang import ast
 from ..lang.evaluate import Definition, Evaluator
+from ..lang.matrices import grad_of_grad
 from ..lang.names import is_name
 from ..lang.namespace import BUILTIN, CONSTANT, SPECIAL, Namespace, is_builtin
 from ..lang.parser import BadStatement, Statement, parse, parse_each
@@ -211,6 +212,7 @@ class Session:
             self.functions[node.name] = Definition(node.name, node.params, node.body, st.source)
             res.kind, res.name = "define", f"{node.name}({', '.join(node.params)})"
             return
+        node = grad_of_grad(node) or node  # the Hessian
         if isinstance(node, ast.Call) and node.func == "grad" and not applies(self, node, options):
             res.kind, res.value = "grad", gradient_statement(self, node)
             asked = [flag for flag, on in (
