@@ -271,6 +271,43 @@ def test_grad_of_grad_is_the_hessian() -> None:
     assert "same variables" in err.error.message and err.error.column == 1
 
 
+def test_repl_shows_the_matrix() -> None:
+    import io
+
+    from rich.console import Console
+
+    from gradcli.repl.display import PlainDisplay, RichDisplay
+
+    session = Session()
+    session.run("x = 1; y = 2")
+    (res,) = session.run("hessian(x^2*y^3)")
+    out = io.StringIO()
+    PlainDisplay(out=out).matrix(res)
+    assert out.getvalue() == "[[16, 24], [24, 12]]\n"
+    out = io.StringIO()
+    RichDisplay(Console(file=out, width=80, color_system=None)).matrix(res)
+    rows = [line for line in out.getvalue().splitlines() if "16" in line or "12 " in line]
+    assert [r.split() for r in rows] == [["│", "x", "│", "16", "│", "24", "│"],
+                                         ["│", "y", "│", "24", "│", "12", "│"]]
+
+
+def test_a_wide_matrix_is_printed_in_brackets() -> None:
+    import io
+
+    from gradcli.render.matrix import TABLE_COLUMNS
+    from gradcli.render.plain import RenderOptions
+    from gradcli.render.table import TableRenderer
+
+    session = Session()
+    session.values["v"] = np.arange(TABLE_COLUMNS + 1.0)
+    (res,) = session.run("hessian(sum(v^3))")
+    out = io.StringIO()
+    TableRenderer(out, RenderOptions(), colour=False, terminal=False).render(res)
+    lines = out.getvalue().splitlines()
+    assert lines[0] == "hessian(sum(v^3))" and lines[1].startswith("[[0, 0,")
+    assert np.array_equal(np.diag(res.value), 6 * np.arange(TABLE_COLUMNS + 1.0))
+
+
 def test_ans_is_the_matrix() -> None:
     session = Session()
     session.run("x = 2\ny = 1\nhessian(x^2*y^3)")

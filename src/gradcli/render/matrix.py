@@ -7,6 +7,10 @@ from __future__ import annotations
 from ..results import Result
 from .numbers import format_value
 
+TABLE_COLUMNS = 16
+"""A matrix with more columns than this is no table to read: the table format
+and the REPL print it in brackets instead (summarised on a terminal)."""
+
 
 def cells(res: Result, digits: int | None = None, latex: bool = False) -> list[list[str]]:
     """Each entry's text: its number, or its formula (LaTeX with ``latex``)."""
@@ -28,4 +32,4 @@ def matrix_latex(res: Result, digits: int | None = None) -> str:
     return rf"\begin{{pmatrix}} {body} \end{{pmatrix}}"
 
 
-__all__ = ["cells", "matrix_latex", "matrix_line"]
+__all__ = ["TABLE_COLUMNS", "cells", "matrix_latex", "matrix_line"]

@@ -248,11 +248,16 @@ class TableRenderer:
 
     def _matrix(self, res: Result) -> None:
         """Rows and columns labelled: by variable (a Jacobian's rows by component)."""
-        from .matrix import cells
+        from .matrix import TABLE_COLUMNS, cells, matrix_line
 
         m = res.matrix
-        text = cells(res, self.opts.digits)
         title = self._title(res) if m.formulas is None else res.input
+        if len(m.columns) > TABLE_COLUMNS:
+            self.console.print(Text(title, style="bold"))
+            self.console.print(Text(self._num(res.value) if m.formulas is None
+                                    else matrix_line(res, self.opts.digits)))
+            return
+        text = cells(res, self.opts.digits)
         self._show(title, [m.form, *m.columns],
                    [[label, *row] for label, row in zip(m.rows, text)])
 
