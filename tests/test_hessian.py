@@ -336,6 +336,12 @@ def test_errors_are_clear_and_positioned(text: str, message: str) -> None:
     assert "internal" not in res.error.message
 
 
+def test_a_matrix_form_inside_a_formula_says_how_to_get_numbers() -> None:
+    (res,) = Session().run("diff(laplacian(x^2*y), x)")
+    assert "as a whole statement only" in res.error.message
+    assert (res.error.line, res.error.column) == (1, 6)
+
+
 def test_too_many_variables_is_refused_fast() -> None:
     v = Variable(np.zeros(MAX_VARIABLES + 1), name="v")
     t0 = time.perf_counter()

@@ -18,14 +18,10 @@ from ..core.graph import Variable, using_config
 from ..errors import ArityError, GradcliError, MathError, UnknownNameError
 from ..record import Record
 from .ast import Array, Call, Name, free_names
+from .resolve import SPECIAL_FORMS, Definition, located, not_a_function
 
-MATRIX_FORMS: dict[str, tuple[str, str]] = {
-    "hessian": ("hessian(expr[, [x, y...]])", "matrix of second partial derivatives"),
-    "jacobian": ("jacobian([f, g...][, [x, y...]])",
-                 "matrix of partial derivatives, a row per component"),
-    "laplacian": ("laplacian(expr[, [x, y...]])", "sum of the second partial derivatives"),
-}
-"""name -> (signature, one line), read into the language's special forms."""
+MATRIX_FORMS = ("hessian", "jacobian", "laplacian")
+"""The special forms of this module (their signatures: ``SPECIAL_FORMS``)."""
 
 
 class MatrixArgs(Record):
@@ -38,15 +34,14 @@ class MatrixArgs(Record):
 
 
 def _at(err: Any, node: Any) -> Any:
-    line = getattr(node, "line", 0)
-    return err.at(line, node.column) if line else err
+    return located(err, node)
 
 
-def matrix_args(node: Call, functions: Collection[str]) -> MatrixArgs:
-    """The arguments of ``node`` (a call of a matrix form), or a positioned error.
-    ``functions``: the names a variable may not have (built-ins, the user's)."""
+def matrix_args(node: Call, functions: Mapping[str, Definition]) -> MatrixArgs:
+    """The arguments of ``node`` (a call of a matrix form), or a positioned error;
+    ``functions``: the user's (a variable may not be named as a function)."""
     form = node.func
-    signature = MATRIX_FORMS[form][0]
+    signature = SPECIAL_FORMS[form][0]
     if not 1 <= len(node.args) <= 2:
         raise _at(ArityError(f"{form} takes 1 or 2 arguments: {signature}; "
                              f"got {len(node.args)}"), node)
@@ -59,9 +54,7 @@ def matrix_args(node: Call, functions: Collection[str]) -> MatrixArgs:
         if not isinstance(item, Name):
             raise _at(MathError(f"{form}: the variables must be names in brackets, "
                                 f"as in {signature}"), item)
-        if item.id in functions:
-            raise _at(MathError(f"{form}: cannot differentiate by the function '{item.id}'"),
-                      item)
+        not_a_function(form, item, functions)
         if item.id in seen:
             raise _at(MathError(f"{form}: the variable '{item.id}' is named twice"), item)
         seen.add(item.id)
@@ -111,17 +104,15 @@ def grad_of_grad(node: Any) -> Call | None:
 class Reader(Protocol):
     """What ``matrix_value`` needs of the evaluator."""
 
-    diff_depth: int
-    keep_graph: bool
-
     def eval(self, node: Any) -> Variable: ...
 
     def leaf(self, name: str) -> Variable | None: ...
 
 
-def matrix_value(reader: Reader, args: MatrixArgs, names: list[str], node: Call) -> Variable:
+def matrix_value(reader: Reader, args: MatrixArgs, names: list[str], node: Call,
+                 nested: bool) -> Variable:
     """The form's numbers at the point the names are bound to (a Constant), or,
-    inside a derivative, a graph that differentiates again."""
+    ``nested`` inside a derivative, a graph that differentiates again."""
     leaves = []
     for name in names:
         leaf = reader.leaf(name)
@@ -139,7 +130,6 @@ def matrix_value(reader: Reader, args: MatrixArgs, names: list[str], node: Call)
     # a derivative needs the graph even where the caller evaluates without one
     with using_config("enable_backprop", True):
         y = reader.eval(args.body)
-    nested = reader.diff_depth > 0 or reader.keep_graph
     try:
         return _ENGINE[args.form](y, leaves, create_graph=nested)
     except GradcliError as err:

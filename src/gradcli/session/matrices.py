@@ -17,7 +17,7 @@ import numpy as np
 from ..core.backend import as_numpy
 from ..errors import GradcliError, MathError, UnknownNameError, worded
 from ..lang import ast
-from ..lang.evaluate import CONSTANTS, SPECIAL_FORMS, Evaluator
+from ..lang.evaluate import CONSTANTS, Evaluator
 from ..lang.matrices import MATRIX_FORMS, MatrixArgs, element_labels, matrix_args, variable_names
 from ..matrices import Matrix
 from .formulas import formula_of, unbound
@@ -36,9 +36,7 @@ def matrix_statement(session: Session, node: ast.Call, options: EvalOptions,
                      res: Result) -> bool:
     """Fill ``res`` for a matrix form written as a whole statement; False where
     the statement is an ordinary value (a laplacian of numbers)."""
-    from ..core.registry import REGISTRY
-
-    args = matrix_args(node, set(REGISTRY) | set(SPECIAL_FORMS) | set(session.functions))
+    args = matrix_args(node, session.functions)
     names = variable_names(args, session.functions, CONSTANTS)
     free = set(unbound(session, args.body)) | {
         n.id for n in args.names or () if n.id not in session.values}
