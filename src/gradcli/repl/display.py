@@ -114,6 +114,12 @@ class PlainDisplay:
 
         self._print(matrix_line(res))
 
+    def steps(self, res: Result) -> None:
+        from ..formula.steps import plain_lines
+
+        for line in plain_lines(res.steps or []):
+            self._print(line)
+
     def check(self, res: Result) -> None:
         from ..render.plain import check_line
 
@@ -243,6 +249,13 @@ class RichDisplay:
         for label, row in zip(m.rows, cells(res)):
             table.add_row(label, *row)
         self._print(table)
+
+    def steps(self, res: Result) -> None:
+        """How a formula was made: the lines ``gradcli eval --steps`` prints."""
+        from ..formula.steps import plain_lines
+
+        for line in plain_lines(res.steps or []):
+            self._print(line)
 
     def check(self, res: Result) -> None:
         """The table ``gradcli eval --check`` prints, on the REPL's console."""
