@@ -308,6 +308,14 @@ def test_a_wide_matrix_is_printed_in_brackets() -> None:
     assert np.array_equal(np.diag(res.value), 6 * np.arange(TABLE_COLUMNS + 1.0))
 
 
+def test_options_that_do_not_apply_say_so() -> None:
+    from gradcli.asked import EvalOptions
+
+    (res,) = Session().run("hessian(x^2*y)", EvalOptions(order=2, steps=True))
+    assert res.matrix is not None
+    assert any("did not apply" in w and "steps" in w for w in res.warnings), res.warnings
+
+
 def test_ans_is_the_matrix() -> None:
     session = Session()
     session.run("x = 2\ny = 1\nhessian(x^2*y^3)")

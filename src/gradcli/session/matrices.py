@@ -113,8 +113,11 @@ def _not_applied(session: Session, form: str, options: EvalOptions) -> None:
     asked = [flag for flag, on in (
         ("order", options.order), ("series", options.series is not None),
         ("check", options.check), ("grad", options.grad)) if on]
-    if asked:
-        slots = ", ".join("{" + flag + "}" for flag in asked)
+    slotted = ["{" + flag + "}" for flag in asked]
+    if getattr(options, "steps", False):  # no shell word for it: the REPL's :steps is apart
+        slotted.append("steps")
+    if slotted:
+        slots = ", ".join(slotted)
         session.warn(worded(f"{form}(...) gives its matrix only; {slots} did not apply to it",
                             "", session.words))
 
