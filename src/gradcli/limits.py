@@ -11,7 +11,9 @@ from __future__ import annotations
 __all__ = [
     "BACKPROP_MAX_NODES", "COMMANDS", "CURVE_MAX_ORDER", "CURVE_POINTS", "DTYPES",
     "FACTORIAL_ORDER", "FORMATS", "MAX_CURVE_POINTS", "MAX_DEPTH", "MAX_DIMS", "MAX_ELEMENTS",
-    "MAX_INPUT", "MAX_ORDER", "MAX_STATEMENT", "METHODS", "PLOT_MAX_NODES",
+    "MAX_INPUT", "MAX_ORDER", "MAX_STATEMENT", "MATRIX_MAX_NODES", "MATRIX_MAX_VARIABLES",
+    "METHODS",
+    "PLOT_MAX_NODES",
     "SUPERSCRIPT_DIGITS",
 ]
 
@@ -56,6 +58,14 @@ MAX_CURVE_POINTS = 10_000_000
 BACKPROP_MAX_NODES = 100_000
 """Repeated backprop stops once its graphs add up to more nodes than this (under
 1 s of work), or refuses at once where their growth predicts they will."""
+
+MATRIX_MAX_VARIABLES = 1000
+"""Variables (elements of them, for arrays) a Hessian or Jacobian is taken by, and
+a Jacobian's components: one backprop pass each and n^2 numbers."""
+
+MATRIX_MAX_NODES = 1_500_000
+"""Graph nodes the backprop passes of one Hessian or Jacobian may walk in all (a
+pass walks what its row depends on: about 1 s at this count)."""
 
 PLOT_MAX_NODES = 20_000
 """A derivative's graph is drawn up to this many nodes (all orders' graphs

@@ -56,7 +56,7 @@ class Result(Record, mutable=True):
 
     input: str
     line: int = 1
-    kind: str = "value"  # value | assign | define | grad | formula | error
+    kind: str = "value"  # value | assign | define | grad | formula | matrix | error
     value: Any = None  # np.ndarray, or {name: np.ndarray} for grad(...)
     name: str | None = None  # the bound name ("x") or defined signature ("f(x)")
     at: dict[str, np.ndarray] = factory(dict)
@@ -70,6 +70,7 @@ class Result(Record, mutable=True):
     method: str | None = None  # "taylor" or "backprop", when derivatives were taken
     formulas: list[Any] | None = None  # formula.Expr of orders 0..N (kind "formula", --formula)
     gradient_formulas: dict[str, Any] | None = None  # name -> formula.Expr
+    matrix: Any = None  # matrices.Matrix: the labels (and formulas) of kind "matrix"
     steps: list[Any] | None = None  # formula.steps.Derivation of orders 1..N (--steps)
     warnings: list[str] = factory(list)
     error: GradcliError | None = None
@@ -101,6 +102,10 @@ class Result(Record, mutable=True):
             return out
         if self.kind == "formula":
             return {**out, **self.formula_dict()}
+        if self.kind == "matrix":
+            at = {} if self.matrix.formulas is not None else {
+                "at": {k: conv(v) for k, v in self.at.items()}}
+            return {**out, **at, **self.matrix.to_dict(self.value, conv)}
         out["at"] = {k: conv(v) for k, v in self.at.items()}
         if self.kind == "define":
             out["defined"] = self.name

@@ -18,6 +18,7 @@ from typing import Any
 from ..core.graph import Variable
 from ..errors import GradcliError, MathError
 from ..lang import ast
+from ..lang.matrices import MATRIX_FORMS
 from ..lang.resolve import CONSTANT, FUNCTION, VALUE, Definition, Resolver, located
 from .diff import SIZE_LIMIT, derivatives
 from .expr import Expr, Num, Sym, add, as_expr, from_float, mul, neg, power, typed
@@ -113,6 +114,10 @@ class _Builder(Resolver[Expr]):
             return self._diff(node)
         if node.func == "grad":
             raise scalar_error("grad(...) (one value per variable)")
+        if node.func in MATRIX_FORMS:
+            raise located(MathError(
+                f"{node.func}(...) gives formulas as a whole statement only; inside an "
+                "expression give its variables values"), node)
         callee = self.callee(node)
         if isinstance(callee, Definition):
             return self.call_defined(callee, [self.build(a) for a in node.args], node)

@@ -1,4 +1,5 @@
-"""Derivatives inside the language: ``diff``, ``f'``, and ``grad``.
+"""Derivatives inside the language: ``diff``, ``f'``, ``grad``, and the matrix
+forms (``hessian``, ``jacobian``, ``laplacian``: lang.matrices).
 
 The Evaluator's differentiation, an object it owns: it reads names through
 the evaluator's scopes (``diff`` binds its variable for the body), checks
@@ -21,6 +22,8 @@ from ..core.method import Derivatives, undefined_where_nan
 from ..core.ops import add
 from ..errors import GradcliError, LimitError, MathError, UnknownNameError
 from .ast import Call, Prime, free_names
+from .matrices import matrix_args, matrix_value, variable_names
+from .namespace import CONSTANTS
 from .resolve import MAX_ORDER, SPECIAL_FORMS, located, position
 
 if TYPE_CHECKING:
@@ -276,6 +279,15 @@ class Calculus:
             if message is not None:
                 ev.ctx.warn(message)
         return y, leaves
+
+    def matrix(self, node: Call) -> Variable:
+        """``hessian``, ``jacobian`` or ``laplacian`` in an expression (lang.matrices):
+        numbers, or inside a derivative a graph that differentiates again."""
+        functions = self.ev.functions
+        args = matrix_args(node, functions)
+        names = variable_names(args, functions, CONSTANTS)
+        return matrix_value(self.ev, args, names, node,
+                            nested=self.diff_depth > 0 or self.keep_graph)
 
 
 def to_int(v: Variable, what: str) -> int:

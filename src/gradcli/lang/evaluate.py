@@ -40,6 +40,7 @@ from .ast import (
     free_names,
 )
 from .calculus import Calculus, to_int
+from .matrices import MATRIX_FORMS
 from .names import literal_meant, nonzero_digits
 from .namespace import CONSTANT_ALIASES, CONSTANTS
 from .resolve import (
@@ -283,6 +284,8 @@ class Evaluator(Resolver[Variable]):
             raise MathError(
                 "grad(...) gives one value per variable; use it as a whole statement"
             ).at(*position(node))
+        if node.func in MATRIX_FORMS:
+            return self.calculus.matrix(node)
         callee = self.callee(node)
         if node.keywords:
             check_keywords(node.func, None if isinstance(callee, Definition) else callee, node)

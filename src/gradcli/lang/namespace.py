@@ -58,6 +58,10 @@ def builtin_function(name: str) -> Any:
 SPECIAL_FORMS: dict[str, tuple[str, str]] = {
     "diff": ("diff(expr, x[, n[, a]])", "n-th derivative of expr by x (at x = a)"),
     "grad": ("grad(expr[, x, y...])", "all partial derivatives, as name: value"),
+    "hessian": ("hessian(expr[, [x, y...]])", "matrix of second partial derivatives"),
+    "jacobian": ("jacobian([f, g...][, [x, y...]])",
+                 "matrix of partial derivatives, a row per component"),
+    "laplacian": ("laplacian(expr[, [x, y...]])", "sum of the second partial derivatives"),
 }
 """The forms that differentiate by names: name -> (signature, one line)."""
 

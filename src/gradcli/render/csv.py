@@ -98,6 +98,10 @@ def rows(res: Result, opts: RenderOptions, columns: list[str] | None = None
         cells["error"] = res.error.message
     elif res.kind == "grad":
         cells["value"] = _mapping(res.value)
+    elif res.kind == "matrix":
+        from .matrix import matrix_line
+
+        cells["value"] = matrix_line(res)
     elif res.kind != "define":
         cells["value"] = format_value(res.value)
         cells["wrt"] = res.wrt or ""

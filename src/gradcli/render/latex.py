@@ -3,7 +3,7 @@
 A formula result prints its orders 0..N (or a gradient's partial derivatives,
 ``\\frac{\\partial f}{\\partial x} = ...``) as LaTeX; with ``--formula`` the
 formulas follow the numbers; numbers print as the plain format prints them,
-and a Taylor polynomial as LaTeX.
+and a Taylor polynomial as LaTeX; a Hessian or Jacobian as a ``pmatrix``.
 """
 
 from __future__ import annotations
@@ -36,7 +36,8 @@ def latex_lines(res: Result, opts: RenderOptions, point: Any = None) -> Iterator
 
         yield from ([line] for line in derivation_latex(res.steps))
         return
-    if res.error is not None or not (res.formulas or res.gradient_formulas):
+    if res.error is not None or res.kind == "matrix" or not (
+            res.formulas or res.gradient_formulas):
         yield from plain_lines(res, opts, point, latex=True)
         return
     from ..formula import latex

@@ -5,6 +5,8 @@ What a shell script reads, in the spirit of bc:
 - an expression prints its value; with ``--order N`` the orders 0..N follow as
   N + 1 lines;
 - ``--grad`` and ``grad(...)`` print one ``d/dNAME: value`` line per variable;
+- ``hessian(...)`` and ``jacobian(...)`` print their rows in brackets on one
+  line, ``[[16, 24], [24, 12]]`` (formulas too, where the variables are unbound);
 - ``--series N`` prints the Taylor polynomial on one line,
   ``8 + 24*(x - 2) + 22*(x - 2)^2``, and without ``--order`` only that line;
 - ``--check`` prints one ``check order K: ...`` line per checked order;
@@ -134,6 +136,11 @@ def plain_lines(res: Result, opts: RenderOptions, point: Any = None,
         return
     if res.kind == "formula":
         yield from ([line] for line in formula_lines(res))
+        return
+    if res.kind == "matrix":
+        from .matrix import matrix_latex, matrix_line
+
+        yield [matrix_latex(res, digits) if latex else matrix_line(res, digits)]
         return
     # With --series alone the polynomial is the answer (its c0 is the value).
     if res.series is None or opts.order:

@@ -11,6 +11,8 @@ milliseconds to import; JSON, plain and CSV never load it).
   A series adds its coefficients as a column (in place of the value column
   when no derivatives were asked for), and its polynomial under the table.
 - ``--grad`` and ``grad(...)``: a table of partial derivatives.
+- ``hessian(...)`` and ``jacobian(...)``: the matrix, its rows and columns
+  labelled by variable (a Jacobian's rows by component).
 - Assignments print ``x = 2``, definitions ``defined f(x)``.
 
 On a terminal, arrays of more than 1,000 elements are summarised as NumPy
@@ -170,6 +172,9 @@ class TableRenderer:
         if res.kind == "formula":
             self._formulas(res)
             return
+        if res.kind == "matrix":
+            self._matrix(res)
+            return
         checks = [c for c in res.check or () if c.variable is None]
         if not (res.derivatives or checks or res.series is not None or res.formulas) \
                 and self.large:
@@ -243,6 +248,21 @@ class TableRenderer:
         title = f"{res.input}  (d/d{res.wrt})"
         self._show(title, ["order", "formula"],
                    [[str(k), plain(f)] for k, f in enumerate(res.formulas or ())])
+
+    def _matrix(self, res: Result) -> None:
+        """Rows and columns labelled: by variable (a Jacobian's rows by component)."""
+        from .matrix import TABLE_COLUMNS, cells, matrix_line
+
+        m = res.matrix
+        title = self._title(res) if m.formulas is None else res.input
+        if len(m.columns) > TABLE_COLUMNS:
+            self.console.print(Text(title, style="bold"))
+            self.console.print(Text(self._num(res.value) if m.formulas is None
+                                    else matrix_line(res, self.opts.digits)))
+            return
+        text = cells(res, self.opts.digits)
+        self._show(title, [m.form, *m.columns],
+                   [[label, *row] for label, row in zip(m.rows, text)])
 
     def _steps(self, res: Result) -> None:
         from ..formula.steps import table_rows

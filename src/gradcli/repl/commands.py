@@ -117,6 +117,8 @@ class Shell:
             self.display.grad(r.value)
         elif r.kind == "formula":
             self.display.formulas(r)
+        elif r.kind == "matrix":
+            self.display.matrix(r)
         else:
             self.display.value(r.value)
 

@@ -109,6 +109,11 @@ class PlainDisplay:
     def formula_line(self, text: str) -> None:
         self._print(text)
 
+    def matrix(self, res: Result) -> None:
+        from ..render.matrix import matrix_line
+
+        self._print(matrix_line(res))
+
     def steps(self, res: Result) -> None:
         from ..formula.steps import plain_lines
 
@@ -230,6 +235,20 @@ class RichDisplay:
 
     def formula_line(self, text: str) -> None:
         self._print(text, style="bold")
+
+    def matrix(self, res: Result) -> None:
+        """A Hessian or Jacobian: rows and columns labelled by variable."""
+        from ..render.matrix import TABLE_COLUMNS, cells, matrix_line
+
+        m = res.matrix
+        if len(m.columns) > TABLE_COLUMNS:
+            self._print(res.input, style="bold")
+            self._print(format_summary(res.value) if m.formulas is None else matrix_line(res))
+            return
+        table = self._table(m.form, *m.columns, title=res.input)
+        for label, row in zip(m.rows, cells(res)):
+            table.add_row(label, *row)
+        self._print(table)
 
     def steps(self, res: Result) -> None:
         """How a formula was made: the lines ``gradcli eval --steps`` prints."""

@@ -31,6 +31,7 @@ from ..errors import (
 )
 from ..lang import ast
 from ..lang.evaluate import Definition, Evaluator
+from ..lang.matrices import grad_of_grad
 from ..lang.names import is_name
 from ..lang.namespace import BUILTIN, CONSTANT, SPECIAL, Namespace, is_builtin
 from ..lang.parser import BadStatement, Statement, parse, parse_each
@@ -41,6 +42,7 @@ from ..results import Result
 from . import shadow
 from .expression import check_bindable, evaluate_expression, gradient_statement
 from .formulas import applies
+from .matrices import is_matrix_form, matrix_statement
 from .variables import order_limit
 
 if TYPE_CHECKING:  # curves and graphs are loaded by the commands that draw
@@ -216,6 +218,7 @@ class Session:
             self.functions[node.name] = Definition(node.name, node.params, node.body, st.source)
             res.kind, res.name = "define", f"{node.name}({', '.join(node.params)})"
             return
+        node = grad_of_grad(node) or node  # the Hessian
         if isinstance(node, ast.Call) and node.func == "grad" and not applies(self, node, options):
             res.kind, res.value = "grad", gradient_statement(self, node)
             asked = [flag for flag, on in (
@@ -226,6 +229,8 @@ class Session:
                 self._warnings.append(worded(
                     "grad(...) gives the first partial derivatives only; "
                     f"{slots} did not apply to it", "", self.words))
+            return
+        if is_matrix_form(node) and matrix_statement(self, node, options, res):
             return
         evaluate_expression(self, node, options, res)
 
