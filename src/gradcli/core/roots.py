@@ -47,6 +47,7 @@ from typing import Any
 
 import numpy as np
 
+from ..limits import ROOT_POINTS as GRID
 from ..record import Record
 
 __all__ = ["DEPTH", "GRID", "POLE", "ZERO", "Analysis", "Derivatives", "Point", "Root",
@@ -56,8 +57,6 @@ Derivatives = Callable[[np.ndarray, int], Sequence[Any]]
 """``derivatives(xs, n) -> [f, f', ..., f^(n)]`` at the points ``xs`` (each an
 array of xs's shape or a scalar; nan or inf where undefined)."""
 
-GRID = 2001
-"""Points of the first sampling of [a, b]."""
 DEPTH = 3
 """The deepest derivative whose sign changes on the grid start the search."""
 ZERO = 1e-12
