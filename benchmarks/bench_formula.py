@@ -30,8 +30,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 import sympy
 from test_formula_corpus import CORPUS, COUNT_NAMES, X, to_sympy
 
-from gradcli.formula import derivatives, from_ast, plain
-from gradcli.formula import simplify as _simplify
+from gradcli.formula import derivatives, from_ast, plain, simplify
 from gradcli.lang.parser import parse
 
 
@@ -50,9 +49,7 @@ def time_one(text: str, repeats: int) -> float:
     node = parse(text)[0].node
     best = float("inf")
     for _ in range(repeats):
-        _simplify._MEMO.clear()
-        _simplify._COST.clear()
-        _simplify._SHORT.clear()
+        simplify.forget()
         t0 = time.perf_counter()
         derivatives(from_ast(node), "x", 3)
         best = min(best, time.perf_counter() - t0)

@@ -10,18 +10,18 @@ Runs, side by side and interleaved (so machine load hits all alike):
     D  gradcli eval --help
     E  gradcli eval 1 --order 2000           (a usage error, status 2)
 
-each --runs times after one warm-up (which fills the OS file cache, writes
-.pyc files, even under PYTHONDONTWRITEBYTECODE, and on a machine's first
-gradcli run writes the generated parser to the user cache: see
-gradcli.lang.grammar; "cold" here means a fresh interpreter, as a shell
-script gets), and prints the median and minimum wall times and each one's
-ratio to A. The targets: B at most 1.4, C, D and E at most 1.5. Then it
-runs B under `python -X importtime` and prints the costliest imports
-(cumulative microseconds of top-level imports, and gradcli's own modules),
-and checks that rich, prompt_toolkit, graphviz, cupy, typer and pydantic
-were not imported on this path. (Imports are attributed to the module that
-imports them first: numpy shows up under gradcli.render.plain, and re, enum
-and typing, which numpy needs too, under gradcli.cli.)
+each --runs times after one warm-up (which fills the OS file cache and
+writes .pyc files, even under PYTHONDONTWRITEBYTECODE; the parser's tables
+need no warming, as they are generated into gradcli/lang/_tables.py when
+gradcli is built; "cold" here means a fresh interpreter, as a shell script
+gets), and prints the median and minimum wall times and each one's ratio to
+A. The targets: B at most 1.4, C, D and E at most 1.5. Then it runs B under
+`python -X importtime` and prints the costliest imports (cumulative
+microseconds of top-level imports, and gradcli's own modules), and checks
+that rich, prompt_toolkit, graphviz, cupy, typer and pydantic were not
+imported on this path. (Imports are attributed to the module that imports
+them first: numpy shows up under gradcli.render.plain, and re, enum and
+typing, which numpy needs too, under gradcli.cli.)
 """
 
 from __future__ import annotations

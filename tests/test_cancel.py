@@ -52,13 +52,13 @@ def _interrupted_in_a_block(monkeypatch, work) -> float:
     (its work at ORDER takes seconds), to the KeyboardInterrupt."""
     sent: list[float] = []
     started, done = threading.Event(), threading.Event()
-    replay = blocks._replay
+    replay = blocks.replay_plan
 
     def replay_and_tell(*args, **kwargs):
         started.set()
         return replay(*args, **kwargs)
 
-    monkeypatch.setattr(blocks, "_replay", replay_and_tell)
+    monkeypatch.setattr(blocks, "replay_plan", replay_and_tell)
 
     def ctrl_c() -> None:
         if started.wait(30) and not done.wait(0.2):
@@ -74,7 +74,7 @@ def _interrupted_in_a_block(monkeypatch, work) -> float:
         done.set()
         started.set()
         timer.join()
-        monkeypatch.setattr(blocks, "_replay", replay)
+        monkeypatch.setattr(blocks, "replay_plan", replay)
     assert sent, "the computation ended before the interrupt"
     return time.monotonic() - sent[0]
 

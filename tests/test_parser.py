@@ -713,9 +713,9 @@ def test_the_bracket_scanner_skips_comments_and_stray_closers() -> None:
     assert brackets.innermost_open("f([1, 2)", 7) == "["
     assert list(brackets.marks("a;(b # ;)\nc]")) == [(1, ";"), (2, "("), (9, "\n"), (11, "]")]
     # the parser and the REPL ask the same scanner
-    from gradcli.repl import brackets as repl_brackets
+    from gradcli.repl import keys
 
-    assert repl_brackets.open_depth is brackets.open_depth
+    assert keys.open_depth is brackets.open_depth
     assert import_cost_free("gradcli.lang.brackets")
 
 

@@ -17,7 +17,7 @@ import sys
 from pathlib import Path
 
 import numpy as np
-import pytest
+import pexpect
 from prompt_toolkit.completion import CompleteEvent
 from prompt_toolkit.document import Document
 from prompt_toolkit.history import FileHistory
@@ -25,8 +25,8 @@ from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output import DummyOutput
 from rich.console import Console
 
+from gradcli.lang.brackets import needs_more, open_depth
 from gradcli.repl.app import run_interactive
-from gradcli.repl.brackets import needs_more, open_depth
 from gradcli.repl.completer import GradcliCompleter
 from gradcli.repl.display import RichDisplay
 from gradcli.repl.lexer import tokens
@@ -383,7 +383,6 @@ def _env(tmp_path: Path, **extra: str) -> dict[str, str]:
 
 
 def test_on_a_terminal(tmp_path) -> None:
-    pexpect = pytest.importorskip("pexpect")
     child = pexpect.spawn(PYTHON, ["-m", "gradcli.repl"], env=_env(tmp_path),
                           encoding="utf-8", timeout=10, dimensions=(40, 100))
     try:
@@ -407,6 +406,40 @@ def test_on_a_terminal(tmp_path) -> None:
     assert "Traceback" not in ANSI.sub("", child.before or "")
     entries = re.findall(r"^\+(.*)$", (tmp_path / "hist").read_text(), re.M)
     assert entries == ["f(x) = x**4 - 2*x**2", "f''(2)", "1 +* 2", "f(3)"]
+
+
+def _stat(path: Path) -> tuple[int, int] | None:
+    return (path.stat().st_size, path.stat().st_mtime_ns) if path.exists() else None
+
+
+def test_a_spawned_repl_keeps_its_history_in_the_tests_home(tmp_path, isolated_home,
+                                                            real_home, monkeypatch) -> None:
+    # conftest.py gives every test a home of its own: with GRADCLI_HISTORY unset
+    # the REPL's default file is under the isolated XDG_DATA_HOME, never the user's.
+    assert Path.home() == isolated_home != real_home
+    assert os.environ["GRADCLI_HISTORY"] == str(tmp_path / "history")
+    monkeypatch.delenv("GRADCLI_HISTORY")
+    real = real_home / ".local" / "share" / "gradcli" / "history"
+    before = _stat(real)
+    typed = f"{len(str(tmp_path))} + 1  # {tmp_path.name}"
+    env = _env(tmp_path)
+    del env["GRADCLI_HISTORY"]
+    child = pexpect.spawn(PYTHON, ["-m", "gradcli.repl"], env=env,
+                          encoding="utf-8", timeout=30, dimensions=(40, 100))
+    try:
+        child.expect_exact(">>>")
+        child.send(typed + "\r")
+        child.expect(rf"\r\n{STYLE}{len(str(tmp_path)) + 1}{STYLE}\r\n")
+        child.expect_exact(">>>")
+        child.sendcontrol("d")
+        child.expect(pexpect.EOF)
+    finally:
+        child.close()
+    assert child.exitstatus == 0
+    written = Path(os.environ["XDG_DATA_HOME"]) / "gradcli" / "history"
+    assert written.is_relative_to(isolated_home)
+    assert re.findall(r"^\+(.*)$", written.read_text(), re.M)[-1] == typed
+    assert _stat(real) == before
 
 
 PIPED = "f(x) = x**4 - 2*x**2\nf''(2)\n1 +* 2\nx = 2\n:d 2 sin(x)\n:vars\n"
@@ -436,7 +469,8 @@ def test_piped_standard_input_reads_lines_plainly(tmp_path) -> None:
 
 
 def test_gradcli_repl_command_piped(tmp_path) -> None:
-    pytest.importorskip("gradcli.cli")
+    import gradcli.cli  # noqa: F401  (a broken CLI import fails here, not as a skip)
+
     done = subprocess.run([PYTHON, "-m", "gradcli", "repl"], input=PIPED, text=True,
                           capture_output=True, env=_env(tmp_path), timeout=60)
     _check_piped(done, tmp_path)

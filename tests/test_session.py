@@ -429,7 +429,10 @@ def test_taylor_mode_warns_of_the_nan_in_a_product_with_an_infinite_series(order
         res = _last("x = 0\nx*sqrt(x)", method=method, order=order)
         assert res.method == method and float(res.value) == 0.0
         assert math.isnan(float(res.derivatives[0]))
-        assert "'*': 0 * inf is undefined; the result is nan" in res.warnings
+        if method == "backprop":  # its folded graph divides 0 by 0 before it multiplies
+            assert "'/': 0/0 or inf/inf is undefined; the result is nan" in res.warnings
+        else:
+            assert "'*': 0 * inf is undefined; the result is nan" in res.warnings
 
 
 def test_a_large_array_asks_for_more_orders_as_a_number_does() -> None:

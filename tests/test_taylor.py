@@ -284,14 +284,14 @@ def test_blockwise_results_and_buffers_start_on_64_byte_lines(monkeypatch):
         assert a.shape == ((shape,) if isinstance(shape, int) else shape) and a.dtype == dtype
     small_blocks(monkeypatch)
     made = []
-    get = T.rows._Arena.get
+    get = T.rows.Arena.get
 
     def spy(self, shape, dtype):
         buf = get(self, shape, dtype)
         made.append(buf)
         return buf
 
-    monkeypatch.setattr(T.rows._Arena, "get", spy)
+    monkeypatch.setattr(T.rows.Arena, "get", spy)
     xs = np.linspace(0.1, 2.0, 2048)  # rows of 2048 float64: each a whole number of lines
     rows = taylor(FIVE["exp(sin(x))*log(1+x**2)"], xs, 3)
     assert len(rows) == 4 and made
@@ -314,7 +314,7 @@ def test_the_block_arena_reuses_buffers_and_never_a_live_one(monkeypatch, text):
     build = SHARED[text]
     xs = np.linspace(0.1, 2.0, 2500)
     gets, made = [], []
-    get = T.rows._Arena.get
+    get = T.rows.Arena.get
 
     def counted_get(self, shape, dtype):
         before = len(self.ids)
@@ -322,7 +322,7 @@ def test_the_block_arena_reuses_buffers_and_never_a_live_one(monkeypatch, text):
         (made if len(self.ids) > before else gets).append(shape)
         return buf
 
-    monkeypatch.setattr(T.rows._Arena, "get", counted_get)
+    monkeypatch.setattr(T.rows.Arena, "get", counted_get)
     x = Variable(T.sample(xs))
     value, *blocked = T.taylor_derivatives_at(build(x), x, xs, 5)
     with monkeypatch.context() as m:
@@ -824,7 +824,7 @@ def test_the_last_rule_writes_into_the_result_and_an_error_leaves_no_block_offer
         taylor_derivatives(y, x, 3)
     # the first block's rows were the result's own memory, not a copy
     assert written[0].base is not None and written[0].shape == (3, 512)
-    assert getattr(T.rows._local, "target", None) is None
+    assert getattr(T.rows.block_state, "target", None) is None
 
 
 def test_backprop_warns_before_its_graph_blows_up(monkeypatch):

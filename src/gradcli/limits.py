@@ -54,9 +54,9 @@ CURVE_POINTS = 400
 MAX_CURVE_POINTS = 10_000_000
 """The most points a curve samples."""
 
-BACKPROP_MAX_NODES = 150_000
-"""Repeated backprop stops once its graphs add up to more nodes than this (about
-3 s): each order's graph is a few times the last one's."""
+BACKPROP_MAX_NODES = 100_000
+"""Repeated backprop stops once its graphs add up to more nodes than this (under
+1 s of work), or refuses at once where their growth predicts they will."""
 
 PLOT_MAX_NODES = 20_000
 """A derivative's graph is drawn up to this many nodes (all orders' graphs

@@ -136,7 +136,7 @@ def variable(option: str) -> Callable[[str], str]:
 def file_name(option: str) -> Callable[[str], str]:
     def convert(text: str) -> str:
         from ..errors import GradcliError
-        from ..lang.reader import check_file_name  # the same rule as the REPL's :plot
+        from ..repl.filenames import check_file_name  # the same rule as the REPL's :plot
 
         try:
             return check_file_name(text)

@@ -278,6 +278,38 @@ class Function:
 
 
 
+_sharing: Any = None
+"""While gradcli's repeated-derivative builder runs (``sharing``), what places
+each new single-output node: a callable (f, inputs, out, gen) -> the Variable
+to use, which may be a constant, an input, or an equal node built before.
+None otherwise, so that DeZero's ``backward(create_graph=True)`` builds
+DeZero's graph."""
+
+
+@contextlib.contextmanager
+def sharing(place: Any) -> Iterator[None]:
+    """Let ``place`` (see ``_sharing``) decide every single-output node made
+    inside, instead of linking it (core/derivatives.py folds and shares)."""
+    global _sharing
+    outer = _sharing
+    _sharing = place
+    try:
+        yield
+    finally:
+        _sharing = outer
+
+
+def attach(f: Function, inputs: list[Variable], out: Variable, gen: int) -> None:
+    """Link ``out`` into the graph as the only output of ``f`` over ``inputs``
+    (whose highest generation is ``gen``)."""
+    f.generation = gen
+    f._visit = 0
+    f.inputs = inputs
+    f.outputs = [_ref(out)]
+    out.creator = f
+    out.generation = gen + 1
+
+
 def _link(f: Function, inputs: list[Variable], y: Any, gen: int) -> Variable:
     """The output Variable of ``f`` holding ``y``, linked into the graph as the
     output of ``f`` over ``inputs`` (whose highest generation is ``gen``) while
@@ -296,6 +328,10 @@ def _link(f: Function, inputs: list[Variable], y: Any, gen: int) -> Variable:
     out.name = None
     out.grad = None
     if Config.enable_backprop:
+        if _sharing is not None:
+            out.creator = None
+            out.generation = 0
+            return _sharing(f, inputs, out, gen)  # type: ignore[no-any-return]
         f.generation = gen
         f._visit = 0
         f.inputs = inputs
@@ -309,8 +345,15 @@ def _link(f: Function, inputs: list[Variable], y: Any, gen: int) -> Variable:
 
 
 def _link_all(f: Function, inputs: list[Variable], ys: tuple[Any, ...], gen: int) -> Any:
-    """``_link`` for a Function of several outputs: a list of them (one: itself)."""
-    outputs = [_link(f, inputs, y, gen) for y in ys]
+    """``_link`` for a Function of several outputs: a list of them (one: itself).
+    They are never shared or folded: each stands for the Function's others too."""
+    global _sharing
+    outer = _sharing
+    _sharing = None
+    try:
+        outputs = [_link(f, inputs, y, gen) for y in ys]
+    finally:
+        _sharing = outer
     if Config.enable_backprop:
         f.outputs = [_ref(out) for out in outputs]
     return outputs if len(outputs) > 1 else outputs[0]

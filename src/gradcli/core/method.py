@@ -81,7 +81,7 @@ class Derivatives:
             ds = higher_derivatives(y, x, order, max_nodes=BACKPROP_MAX_NODES)
         for w in caught:
             self.note("backprop", str(w.message), getattr(w.message, "template", None))
-        return undefined_where_nan([y.data] + [d.data for d in ds])
+        return undefined_where_nan(_distinct([y.data] + [d.data for d in ds]))
 
     def coefficients(self, y: Variable, x: Variable, n: int) -> list[Any] | None:
         """Taylor mode's coefficients f^(k)/k! to order n, for a series (None where it
@@ -126,8 +126,9 @@ class Derivatives:
         return ds if more is None else more[: order + 1]
 
     def warn_if_summed(self, y: Variable, x: Variable) -> None:
-        # DeZero's rule: [cos(t), sin(t)] by t gave 1 with no word; x*sum(x) keeps
-        # x's shape and gave the gradient of its sum with none either
+        """Note where the derivatives are those of the sum of y's elements (DeZero's
+        rule), which a user may not expect: y of another shape than x's, or of
+        x's shape but mixing its elements."""
         message = summed_warning(y, x) or mixed_warning(y, x)
         if message is not None:
             self.note("summed", message)
@@ -151,6 +152,19 @@ def blockwise(values: Any) -> bool:
 def sample(values: Any) -> Any:
     """The first block of ``values``, on which a blockwise graph is recorded."""
     return _taylor().sample(values)
+
+
+def _distinct(rows: list[Any]) -> list[Any]:
+    """``rows`` with a copy where an array repeats: folded backprop gives sin(x)'s
+    fourth derivative as the node sin(x) itself, and a caller may write to a row."""
+    seen: set[int] = set()
+    out = []
+    for row in rows:
+        if id(row) in seen:
+            row = row.copy()
+        seen.add(id(row))
+        out.append(row)
+    return out
 
 
 def undefined_where_nan(ds: list[Any]) -> list[Any]:

@@ -9,8 +9,7 @@
 from __future__ import annotations
 
 from .diff import SIZE_LIMIT, FormulaTooLarge, derivatives, diff, gradient
-from .expr import PI, E, Expr, as_expr, from_float, num
-from .expr import Sym as _Sym
+from .expr import INF, PI, E, Expr, Sym, as_expr, from_float, num
 from .from_ast import from_ast
 from .printing import latex, plain
 from .rewrite import free_names, substitute, variables
@@ -19,11 +18,16 @@ from .simplify import tidy
 
 def sym(name: str) -> Expr:
     """The formula of a name: a variable, or the constant pi or e."""
-    return _Sym(name)
+    return Sym(name)
+
+
+def infinite(x: Expr) -> bool:
+    """Whether ``x`` holds inf (where folding a constant overflowed)."""
+    return INF.name in free_names(x)
 
 
 __all__ = [
     "E", "PI", "SIZE_LIMIT", "Expr", "FormulaTooLarge", "as_expr", "derivatives", "diff",
-    "free_names", "from_ast", "from_float", "gradient", "latex", "num", "plain", "substitute",
-    "sym", "tidy", "variables",
+    "free_names", "from_ast", "from_float", "gradient", "infinite", "latex", "num", "plain",
+    "substitute", "sym", "tidy", "variables",
 ]

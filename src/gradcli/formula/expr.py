@@ -6,6 +6,7 @@ alike and the arithmetic of the derivative rules simplifies as it goes:
 
 ``Num``   an exact rational (``fractions.Fraction``); ``decimal`` marks a
           number the user typed as a decimal (``2.5``), printed as typed;
+          it holds at most 17 significant digits, as a float would;
 ``Sym``   a name: a variable, or the constants ``pi`` and ``e``;
 ``Call``  a registry built-in applied to one argument: ``sin(x)``;
 ``Mul``   ``coeff * b1^e1 * b2^e2 ...``: like bases merged (``x*x^3`` is
@@ -17,19 +18,38 @@ alike and the arithmetic of the derivative rules simplifies as it goes:
 Products of sums are never expanded, so common factors stay factored. Nodes
 overload ``+ - * / **`` and unary minus, and a built-in given a node returns
 one (``__gradcli_call__``): the registry's derivative rules run on them.
+
+Exact arithmetic is bounded by its cost, not its digits: an integer or
+rational result past ``MAX_BITS`` (numerator or denominator), a power that
+would pass it, and a root whose index is past ``MAX_ROOT`` are folded in
+floats instead, as is a decimal result outside the range of floats. A fold
+that overflows is ``inf`` (the node ``INF``), with the value path's overflow
+warning; ``inf - inf`` and ``0 * inf`` are refused.
 """
 
 from __future__ import annotations
 
 import math
+import sys
+from decimal import Context, Decimal, Inexact
 from fractions import Fraction
 from typing import Any
 
+from ..core.running import operation
 from ..errors import MathError
-from .roots import exact_root
 
 NUM, SYM, CALL, MUL, ADD = range(5)  # node kinds; a key's first item orders nodes
-_MAX_BITS = 4096  # an exact power past this many bits stays symbolic (2^100000)
+MAX_BITS = 8192
+"""The most bits an exact numerator or denominator holds (about 2,466 digits,
+more than a formula within the size limit prints): arithmetic on such numbers
+costs microseconds; past it a result is folded in floats."""
+MAX_ROOT = 64
+"""The largest q for which b^(p/q) is tried as an exact root (8^(1/3) is 2);
+a larger one (the 10^20 of 1e-20) is folded in floats."""
+DIGITS = 17  # significant digits of a decimal number: a float's shortest repr needs no more
+_FLOAT_MAX = Fraction(sys.float_info.max)
+_FLOAT_TINY = Fraction(5e-324) / 2  # below it a float is 0
+_DIGITS_CONTEXT = Context(prec=DIGITS, traps=[])
 
 
 class Expr:
@@ -105,6 +125,11 @@ class Num(Expr):
     kind = NUM
 
     def __init__(self, value: Fraction, decimal: bool = False) -> None:
+        if decimal:
+            short = _short(value)
+            if short != value and short.denominator == 1 and abs(short) < 2**53:
+                decimal = False  # rounded to a whole number, as from_float has it
+            value = short
         super().__init__((NUM, value.numerator, value.denominator, decimal))
         self.value = value
         self.decimal = decimal
@@ -155,6 +180,37 @@ MINUS_ONE = Num(Fraction(-1))
 HALF = Num(Fraction(1, 2))
 PI = Sym("pi")
 E = Sym("e")
+INF = Sym("inf")
+"""Infinity, where folding a constant overflowed (``2^1e5`` is ``inf``, as the
+value path has it); printed ``inf``, which reads back as gradcli's constant."""
+CONSTANTS = frozenset({"pi", "e", "inf"})
+"""The names of a formula that are numbers, not variables."""
+
+
+def _short(v: Fraction) -> Fraction:
+    """A decimal number in at most DIGITS significant digits: kept exactly when
+    it fits (``2.5``, ``1e-320``) or is a short fraction (``1/6``, printed so),
+    else rounded as a float would be (``1e300 - 1`` is ``1e300``)."""
+    n, d = v.numerator, v.denominator
+    if d == 1 and -10**DIGITS < n < 10**DIGITS:
+        return v
+    ctx = _DIGITS_CONTEXT.copy()
+    rounded = ctx.divide(Decimal(n), Decimal(d))
+    if not ctx.flags[Inexact]:
+        return v
+    if n.bit_length() <= 64 and d.bit_length() <= 64 and not _terminates(d):
+        return v
+    if _FLOAT_TINY < abs(v) <= _FLOAT_MAX:
+        return Fraction(repr(float(v)))
+    return Fraction(rounded)
+
+
+def _terminates(d: int) -> bool:
+    """Whether 1/d has a finite decimal expansion (d a small int)."""
+    d >>= (d & -d).bit_length() - 1
+    while d % 5 == 0:
+        d //= 5
+    return d == 1
 
 
 def num(value: int | Fraction, decimal: bool = False) -> Num:
@@ -166,11 +222,43 @@ def _nmul(a: Num, b: Num) -> Num:
         return b
     if b.value == 1 and not b.decimal:
         return a
-    return Num(a.value * b.value, a.decimal or b.decimal)
+    return bounded(a.value * b.value, a.decimal or b.decimal, "'*'")
 
 
 def _nadd(a: Num, b: Num) -> Num:
-    return Num(a.value + b.value, a.decimal or b.decimal)
+    return bounded(a.value + b.value, a.decimal or b.decimal, "'+'")
+
+
+def bounded(v: Fraction, decimal: bool, op: str) -> Num:
+    """The number ``v`` that the operation ``op`` made: exact while it is
+    cheap (see MAX_BITS) and, for a decimal, within the range of floats;
+    else folded in floats (``INF`` past their range, with the warning)."""
+    if v.numerator.bit_length() <= MAX_BITS and v.denominator.bit_length() <= MAX_BITS and (
+            not decimal or v == 0 or _FLOAT_TINY < abs(v) <= _FLOAT_MAX):
+        return Num(v, decimal)
+    if abs(v) <= _FLOAT_MAX:
+        return from_float(float(v)) if abs(v) > _FLOAT_TINY else ZERO
+    raise Overflow(op, v < 0)
+
+
+class Overflow(ArithmeticError):
+    """A fold's result past the range of floats: the constructors catch it and
+    make ``INF`` (see ``infinity``)."""
+
+    def __init__(self, op: str, negative: bool) -> None:
+        super().__init__(op)
+        self.op, self.negative = op, negative
+
+
+def infinity(err: Overflow) -> Expr:
+    """``inf`` (or ``-inf``) for an overflowing fold, warned of as the value
+    path warns of one: NumPy reports it to the session's capture (core/fpe.py)."""
+    import numpy as np  # only an overflowing fold needs it
+
+    if np.geterr()["over"] == "call":  # inside the session's capture of fp errors
+        with operation(err.op):
+            np.multiply(np.float64(sys.float_info.max), np.float64(2.0))
+    return Mul(MINUS_ONE, ((INF, ONE),)) if err.negative else INF
 
 
 def as_expr(v: Any) -> Expr:
@@ -195,6 +283,18 @@ def as_expr(v: Any) -> Expr:
             return Num(Fraction(repr(v)), True)
         return Num(exact)
     return Num(Fraction(v))
+
+
+def typed(text: str) -> Expr:
+    """A number as the user typed it (``2.5``, ``1e-320``): exact, a decimal if
+    written with ``.`` or ``e``; past MAX_BITS, as its float (``1e999999`` is
+    ``inf``, whose exact value would take seconds to build)."""
+    mantissa, _, exponent = text.lower().partition("e")
+    digits = len(mantissa) + abs(int(exponent or 0)) if len(exponent) < 12 else math.inf
+    if digits * 3.33 > MAX_BITS:
+        f = float(text)
+        return infinity(Overflow("number", False)) if math.isinf(f) else from_float(f)
+    return Num(Fraction(text), any(c in text for c in ".eE"))
 
 
 def from_float(v: float) -> Num:
@@ -234,16 +334,20 @@ def add(*xs: Expr) -> Expr:
         x = stack.pop()
         t = type(x)
         if t is Num:
-            const = _nadd(const, x)
+            const = _plus(const, x, stack)
         elif t is Add:
-            const = _nadd(const, x.const)
+            const = _plus(const, x.const, stack)
             for term, c in x.terms:
-                old = terms.get(term)
-                terms[term] = c if old is None else _nadd(old, c)
+                _collect(terms, term, c, stack)
         else:
             c, term = split(x)
-            old = terms.get(term)
-            terms[term] = c if old is None else _nadd(old, c)
+            _collect(terms, term, c, stack)
+    inf = terms.get(INF)
+    if inf is not None:
+        if inf.value == 0:
+            raise MathError("inf - inf is undefined in a formula")
+        terms[INF] = ONE if inf.value > 0 else MINUS_ONE
+        const = ZERO
     items = [(t, c) for t, c in terms.items() if c.value != 0]
     if not items:
         return const
@@ -252,6 +356,28 @@ def add(*xs: Expr) -> Expr:
         return _scale(c, t)
     items.sort(key=_sort_key)
     return Add(const, tuple(items))
+
+
+def _plus(const: Num, c: Num, stack: list[Expr]) -> Num:
+    """A sum's constant plus ``c``; past the floats, zero, with inf to add."""
+    try:
+        return _nadd(const, c)
+    except Overflow as err:
+        stack.append(infinity(err))
+        return ZERO
+
+
+def _collect(terms: dict[Expr, Num], term: Expr, c: Num, stack: list[Expr]) -> None:
+    """Add ``c`` to the coefficient of ``term``; past the floats, inf*term to add."""
+    old = terms.get(term)
+    if old is None:
+        terms[term] = c
+        return
+    try:
+        terms[term] = _nadd(old, c)
+    except Overflow as err:
+        del terms[term]
+        stack.append(mul(infinity(err), term))
 
 
 def _scale(c: Num, t: Expr) -> Expr:
@@ -273,18 +399,36 @@ def mul(*xs: Expr) -> Expr:
     for x in xs:
         t = type(x)
         if t is Num:
-            coeff = _nmul(coeff, x)
+            coeff = _times(coeff, x, factors)
         elif t is Mul:
-            coeff = _nmul(coeff, x.coeff)
+            coeff = _times(coeff, x.coeff, factors)
             for b, e in x.factors:
                 old = factors.get(b)
                 factors[b] = e if old is None else add(old, e)
         else:
             old = factors.get(x)
             factors[x] = ONE if old is None else add(old, ONE)
+    inf = factors.get(INF)
+    if type(inf) is Num:
+        if inf.value < 0:  # u/inf
+            return ZERO
+        if coeff.value == 0:
+            raise MathError("0 * inf is undefined in a formula")
+        factors[INF] = ONE
+        coeff = ONE if coeff.value > 0 else MINUS_ONE
     if coeff.value == 0:
         return ZERO
     return _finish(coeff, factors)
+
+
+def _times(a: Num, b: Num, factors: dict[Expr, Expr]) -> Num:
+    """The coefficient ``a*b``; past the floats, its sign, with inf a factor."""
+    try:
+        return _nmul(a, b)
+    except Overflow as err:
+        infinity(err)  # (the warning)
+        factors[INF] = ONE
+        return MINUS_ONE if err.negative else ONE
 
 
 def _finish(coeff: Num, factors: dict[Expr, Expr]) -> Expr:
@@ -296,7 +440,7 @@ def _finish(coeff: Num, factors: dict[Expr, Expr]) -> Expr:
                 continue
             if e.value.denominator == 1:
                 if type(b) is Num:  # 2^(1/2) * 2^(1/2) made 2^1
-                    coeff = _nmul(coeff, _num_pow(b, e))  # type: ignore[arg-type]
+                    redo.append((b, e))
                     continue
                 n = e.value.numerator
                 if type(b) is Call and b.name == "sqrt" and (
@@ -324,30 +468,73 @@ def _finish(coeff: Num, factors: dict[Expr, Expr]) -> Expr:
             if coeff.value == 1 and not coeff.decimal:
                 return b
             if type(b) is Add:  # a rational times a sum: distributed
-                return add(*(mul(_nmul(coeff, c), t) for t, c in b.terms),
-                           _nmul(coeff, b.const))
+                return add(*(mul(coeff, c, t) for t, c in b.terms), mul(coeff, b.const))
     items.sort(key=_sort_key)
     return Mul(coeff, tuple(items))
 
 
+def exact_root(n: int, q: int) -> int | None:
+    """The exact q-th root of n >= 0, or None (8^(1/3) is 2)."""
+    if n < 2:
+        return n
+    if q > n.bit_length() or n.bit_length() >= 1000:  # c^q > n for every c >= 2
+        return None
+    r = round(n ** (1.0 / q))
+    for c in (r - 1, r, r + 1):
+        if c >= 0 and c**q == n:
+            return c
+    return None
+
+
 def _num_pow(b: Num, e: Num) -> Expr | None:
-    """``b^e`` as a number when it is exactly one, else None."""
+    """``b^e`` as a number: exact while that is cheap, else folded in floats
+    (``INF`` past them); None where it stays a power (``2^(1/3)``, ``(-8)^0.5``)."""
     p, q = e.value.numerator, e.value.denominator
     v = b.value
+    decimal = b.decimal or e.decimal
     if v == 0:
         if p < 0:
             raise MathError("division by zero in a formula")
         return ZERO
-    if abs(p) * max(v.numerator.bit_length(), v.denominator.bit_length()) > _MAX_BITS:
-        return None
+    bits = max(v.numerator.bit_length(), v.denominator.bit_length())
     if q != 1:
         if v < 0:
             return None
+        if q > MAX_ROOT or bits > MAX_BITS:
+            return _float_pow(v, e.value)
         rn, rd = exact_root(v.numerator, q), exact_root(v.denominator, q)
         if rn is None or rd is None:
             return None
         v = Fraction(rn, rd)
-    return Num(v**p, b.decimal or e.decimal)
+        bits = max(rn.bit_length(), rd.bit_length())
+    if abs(p) * max(_log2(v.numerator), _log2(v.denominator)) > MAX_BITS:
+        return _float_pow(v, Fraction(p))
+    try:
+        return bounded(v**p, decimal, "'**'")
+    except Overflow as err:
+        return infinity(err)
+
+
+def _log2(n: int) -> float:
+    return math.log2(abs(n)) if n else 0.0
+
+
+def _float_pow(v: Fraction, e: Fraction) -> Expr:
+    """``v^e`` in floats (v > 0, or e a whole number)."""
+    negative = v < 0 and e.denominator == 1 and e.numerator % 2 == 1
+    try:
+        return from_float(float(v) ** float(e))
+    except (OverflowError, ZeroDivisionError):  # the float of v, or the power
+        pass
+    # v or the power is past the floats: by logarithms
+    a = abs(v)
+    log = (math.log(a.numerator) - math.log(a.denominator)) * float(e)
+    if log < math.log(5e-324) - math.log(2):
+        return ZERO
+    if log <= math.log(sys.float_info.max):
+        f = math.exp(log)
+        return from_float(-f if negative else f)
+    return infinity(Overflow("'**'", negative))
 
 
 def power(b: Expr, e: Expr) -> Expr:
@@ -357,6 +544,8 @@ def power(b: Expr, e: Expr) -> Expr:
         if e.value == 1 and not e.decimal:
             return b
         tb = type(b)
+        if b == INF:
+            return INF if e.value > 0 else ZERO
         if tb is Num:
             folded = _num_pow(b, e)
             if folded is not None:

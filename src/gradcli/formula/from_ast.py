@@ -22,7 +22,7 @@ from ..errors import GradcliError, LimitError, MathError, UnknownNameError
 from ..lang import ast
 from ..lang.calculus import MAX_ORDER
 from .diff import SIZE_LIMIT, derivatives
-from .expr import Expr, Num, Sym, add, as_expr, from_float, mul, neg, power
+from .expr import Expr, Num, Sym, add, as_expr, from_float, mul, neg, power, typed
 from .rewrite import free_names, substitute
 
 # User functions calling themselves would expand forever.
@@ -61,9 +61,7 @@ class _Builder:
             raise _at(err, node) from None
 
     def _num(self, node: ast.Num) -> Expr:
-        text = node.text
-        exact = Fraction(text)
-        return Num(exact, any(c in text for c in ".eE"))
+        return typed(node.text)
 
     def _bound(self, name: str) -> Expr | None:
         """What ``name`` is bound to here, as the evaluator's ``leaf`` sees it:

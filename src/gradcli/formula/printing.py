@@ -6,14 +6,16 @@ printers share one reading order: in a sum, terms by descending degree with
 the constant last, and a negative term as a subtraction; in a product, the
 number first, then names, calls and bracketed sums, and a quotient where an
 exponent is negative (``(x*cos(x) - sin(x))/x^2``); ``u^(1/2)`` is ``sqrt(u)``.
+They are one printer (``write``); a ``Style`` says how each piece is written.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from decimal import Decimal, localcontext
 from fractions import Fraction
 
-from .expr import ADD, CALL, MUL, NUM, SYM, Expr, Mul, Num, mul
+from .expr import ADD, CALL, CONSTANTS, MUL, NUM, SYM, Expr, Mul, Num, mul
 
 _ATOM, _POW, _MUL, _NEG, _ADD = 5, 4, 3, 2, 1
 
@@ -50,10 +52,10 @@ def number_text(n: Num) -> str:
 def _degree(term: Expr) -> Fraction:
     """The total degree of a term in its names (pi and e are numbers)."""
     if term.kind == SYM:
-        return Fraction(0) if term.name in ("pi", "e") else Fraction(1)  # type: ignore[attr-defined]
+        return Fraction(0) if term.name in CONSTANTS else Fraction(1)  # type: ignore[attr-defined]
     if term.kind == MUL:
         return sum((e.value for b, e in term.factors  # type: ignore[attr-defined]
-                    if b.kind == SYM and e.kind == NUM and b.name not in ("pi", "e")),
+                    if b.kind == SYM and e.kind == NUM and b.name not in CONSTANTS),
                    Fraction(0))
     return Fraction(0)
 
@@ -91,7 +93,7 @@ def product_parts(x: Expr) -> tuple[Num, list[tuple[Expr, Expr]], list[tuple[Exp
     factors = x.factors if type(x) is Mul else ((x, Num(Fraction(1))),)  # type: ignore[attr-defined]
     def rank(be: tuple[Expr, Expr]) -> tuple[int, Fraction]:
         b = be[0]
-        constant = b.kind == SYM and b.name in ("pi", "e")  # type: ignore[attr-defined]
+        constant = b.kind == SYM and b.name in CONSTANTS  # type: ignore[attr-defined]
         return (-1 if constant else _FACTOR_RANK[b.kind], -_degree(b))
 
     for b, e in sorted(factors, key=rank):
@@ -102,100 +104,48 @@ def product_parts(x: Expr) -> tuple[Num, list[tuple[Expr, Expr]], list[tuple[Exp
     return coeff, top, bottom
 
 
-# --- plain -----------------------------------------------------------------------
+# --- one printer, two styles ----------------------------------------------------
 
 
-def plain(x: Expr) -> str:
-    """``x`` in gradcli's input syntax."""
-    return _plain(x)[0]
+class Style:
+    """How a printer writes each piece; ``PLAIN`` and ``LATEX`` are the two."""
+
+    def __init__(self, number: Callable[[Num], str], number_rank: Callable[[str], int],
+                 name: Callable[[str], str], call: Callable[[str, str], tuple[str, int]],
+                 paren: str, sqrt: str, power: Callable[[str, str, int], str], times: str,
+                 quotient: Callable[[str, list[str]], str]) -> None:
+        self.number, self.number_rank, self.name, self.call = number, number_rank, name, call
+        self.paren, self.sqrt, self.power, self.times = paren, sqrt, power, times
+        self.quotient = quotient
 
 
-def _plain(x: Expr) -> tuple[str, int]:
-    k = x.kind
-    if k == NUM:
-        text = number_text(x)  # type: ignore[arg-type]
-        if text.startswith("-"):
-            return text, _NEG
-        return text, (_MUL if "/" in text else _ATOM)
-    if k == SYM:
-        return x.name, _ATOM  # type: ignore[attr-defined]
-    if k == CALL:
-        return f"{x.name}({plain(x.arg)})", _ATOM  # type: ignore[attr-defined]
-    if k == ADD:
-        return _plain_sum(x), _ADD
-    return _plain_product(x)
+def _plain_rank(text: str) -> int:
+    return _NEG if text.startswith("-") else (_MUL if "/" in text else _ATOM)
 
 
-def _plain_sum(x: Expr) -> str:
-    out = ""
-    for c, t in ordered_terms(x):
-        text = number_text(Num(abs(c.value), c.decimal)) if t is None else \
-            _plain_product_abs(c, t)
-        if not out:
-            out = f"-{text}" if c.value < 0 else text
-        else:
-            out += f" - {text}" if c.value < 0 else f" + {text}"
-    return out
-
-
-def _plain_product_abs(c: Num, t: Expr) -> str:
-    text, _ = _plain(mul(Num(abs(c.value), c.decimal), t))
-    return text
-
-
-def _plain_power(b: Expr, e: Expr) -> str:
-    if e.kind == NUM and not e.decimal:  # type: ignore[attr-defined]
-        v = e.value  # type: ignore[attr-defined]
-        if v == 1:
-            text, prec = _plain(b)
-            return text if prec > _MUL else f"({text})"
-        if v == Fraction(1, 2):
-            return f"sqrt({plain(b)})"
-    base, prec = _plain(b)
-    if prec < _ATOM or (b.kind == NUM and b.value.denominator != 1):  # type: ignore[attr-defined]
-        base = f"({base})"
-    exp, eprec = _plain(e)
+def _plain_power(base: str, exp: str, eprec: int) -> str:
     if eprec < _ATOM or exp.startswith("-"):
         exp = f"({exp})"
     return f"{base}^{exp}"
 
 
-def _plain_product(x: Expr) -> tuple[str, int]:
-    coeff, top, bottom = product_parts(x)
-    v = coeff.value
-    nums = [_plain_power(b, e) for b, e in top]
-    dens = [_plain_power(b, e) for b, e in bottom]
-    text = number_text(Num(abs(v), coeff.decimal))
-    if coeff.decimal and "/" not in text:
-        if abs(v) != 1 or not nums:
-            nums.insert(0, text)
-    else:
-        if abs(v.numerator) != 1 or not nums:
-            nums.insert(0, str(abs(v.numerator)))
-        if v.denominator != 1:
-            dens.insert(0, str(v.denominator))
-    text = "*".join(nums)
-    if dens:
-        den = dens[0] if len(dens) == 1 else "(" + "*".join(dens) + ")"
-        text = f"{text}/{den}"
-    if v < 0:
-        return f"-{text}", _NEG
-    return text, _MUL
+def _plain_quotient(top: str, dens: list[str]) -> str:
+    den = dens[0] if len(dens) == 1 else "(" + "*".join(dens) + ")"
+    return f"{top}/{den}"
 
 
-# --- LaTeX -----------------------------------------------------------------------
+PLAIN = Style(
+    number=number_text, number_rank=_plain_rank, name=lambda name: name,
+    call=lambda name, arg: (f"{name}({arg})", _ATOM), paren="({})", sqrt="sqrt({})",
+    power=_plain_power, times="*", quotient=_plain_quotient,
+)
 
 _LATEX_CALLS = {
     "sin": r"\sin", "cos": r"\cos", "tan": r"\tan", "asin": r"\arcsin", "acos": r"\arccos",
     "atan": r"\arctan", "sinh": r"\sinh", "cosh": r"\cosh", "tanh": r"\tanh",
     "log": r"\log", "log2": r"\log_{2}", "log10": r"\log_{10}",
 }
-_LATEX_NAMES = {"pi": r"\pi"}
-
-
-def latex(x: Expr) -> str:
-    """``x`` as LaTeX: ``4 x^{3} - 4 x``, ``\\frac{..}{..}``, ``\\sin\\left(x\\right)``."""
-    return _latex(x)[0]
+_LATEX_NAMES = {"pi": r"\pi", "inf": r"\infty"}
 
 
 def _latex_number(n: Num) -> str:
@@ -212,69 +162,99 @@ def scientific_latex(text: str) -> str:
     return rf"{mantissa} \cdot 10^{{{int(exponent)}}}" if e else text
 
 
-def _latex(x: Expr) -> tuple[str, int]:
+def _latex_call(name: str, arg: str) -> tuple[str, int]:
+    if name == "sqrt":
+        return rf"\sqrt{{{arg}}}", _ATOM
+    if name == "abs":
+        return rf"\left|{arg}\right|", _ATOM
+    if name == "exp":
+        return rf"e^{{{arg}}}", _POW
+    head = _LATEX_CALLS.get(name, rf"\operatorname{{{name}}}")
+    return rf"{head}\left({arg}\right)", _ATOM
+
+
+LATEX = Style(
+    number=_latex_number, number_rank=lambda text: _NEG if text.startswith("-") else _ATOM,
+    name=lambda name: _LATEX_NAMES.get(name, name if len(name) == 1 else rf"\mathrm{{{name}}}"),
+    call=_latex_call, paren=r"\left({}\right)", sqrt=r"\sqrt{{{}}}",
+    power=lambda base, exp, eprec: f"{base}^{{{exp}}}", times=" ",
+    quotient=lambda top, dens: rf"\frac{{{top}}}{{{' '.join(dens)}}}",
+)
+
+
+def plain(x: Expr) -> str:
+    """``x`` in gradcli's input syntax."""
+    return write(x, PLAIN)[0]
+
+
+def latex(x: Expr) -> str:
+    """``x`` as LaTeX: ``4 x^{3} - 4 x``, ``\\frac{..}{..}``, ``\\sin\\left(x\\right)``."""
+    return write(x, LATEX)[0]
+
+
+def write(x: Expr, style: Style) -> tuple[str, int]:
+    """``x`` in ``style``, with its precedence (how tightly it binds)."""
     k = x.kind
     if k == NUM:
-        text = _latex_number(x)  # type: ignore[arg-type]
-        return text, (_NEG if text.startswith("-") else _ATOM)
+        text = style.number(x)  # type: ignore[arg-type]
+        return text, style.number_rank(text)
     if k == SYM:
-        name = x.name  # type: ignore[attr-defined]
-        return _LATEX_NAMES.get(name, name if len(name) == 1 else rf"\mathrm{{{name}}}"), _ATOM
+        return style.name(x.name), _ATOM  # type: ignore[attr-defined]
     if k == CALL:
-        name, arg = x.name, latex(x.arg)  # type: ignore[attr-defined]
-        if name == "sqrt":
-            return rf"\sqrt{{{arg}}}", _ATOM
-        if name == "abs":
-            return rf"\left|{arg}\right|", _ATOM
-        if name == "exp":
-            return rf"e^{{{arg}}}", _POW
-        head = _LATEX_CALLS.get(name, rf"\operatorname{{{name}}}")
-        return rf"{head}\left({arg}\right)", _ATOM
+        return style.call(x.name, write(x.arg, style)[0])  # type: ignore[attr-defined]
     if k == ADD:
-        out = ""
-        for c, t in ordered_terms(x):
-            mag = Num(abs(c.value), c.decimal)
-            text = _latex_number(mag) if t is None else _latex(mul(mag, t))[0]
-            out += (("-" if c.value < 0 else "") + text) if not out else \
-                (f" - {text}" if c.value < 0 else f" + {text}")
-        return out, _ADD
-    return _latex_product(x)
+        return _sum(x, style), _ADD
+    return _product(x, style)
 
 
-def _latex_power(b: Expr, e: Expr) -> str:
+def _sum(x: Expr, style: Style) -> str:
+    out = ""
+    for c, t in ordered_terms(x):
+        mag = Num(abs(c.value), c.decimal)
+        text = style.number(mag) if t is None else write(mul(mag, t), style)[0]
+        if not out:
+            out = f"-{text}" if c.value < 0 else text
+        else:
+            out += f" - {text}" if c.value < 0 else f" + {text}"
+    return out
+
+
+def _power(b: Expr, e: Expr, style: Style) -> str:
     if e.kind == NUM and not e.decimal:  # type: ignore[attr-defined]
         v = e.value  # type: ignore[attr-defined]
         if v == 1:
-            text, prec = _latex(b)
-            return text if prec > _MUL else rf"\left({text}\right)"
+            text, prec = write(b, style)
+            return text if prec > _MUL else style.paren.format(text)
         if v == Fraction(1, 2):
-            return rf"\sqrt{{{latex(b)}}}"
-    base, prec = _latex(b)
+            return style.sqrt.format(write(b, style)[0])
+    base, prec = write(b, style)
     if prec < _ATOM or (b.kind == NUM and b.value.denominator != 1):  # type: ignore[attr-defined]
-        base = rf"\left({base}\right)"
-    return f"{base}^{{{latex(e)}}}"
+        base = style.paren.format(base)
+    exp, eprec = write(e, style)
+    return style.power(base, exp, eprec)
 
 
-def _latex_product(x: Expr) -> tuple[str, int]:
+def _product(x: Expr, style: Style) -> tuple[str, int]:
     coeff, top, bottom = product_parts(x)
     v = coeff.value
-    nums = [_latex_power(b, e) for b, e in top]
-    dens = [_latex_power(b, e) for b, e in bottom]
+    nums = [_power(b, e, style) for b, e in top]
+    dens = [_power(b, e, style) for b, e in bottom]
     mag = Num(abs(v), coeff.decimal)
     if coeff.decimal and "/" not in number_text(mag):
         if abs(v) != 1 or not nums:
-            nums.insert(0, _latex_number(mag))
+            nums.insert(0, style.number(mag))
     else:
         if abs(v.numerator) != 1 or not nums:
             nums.insert(0, str(abs(v.numerator)))
         if v.denominator != 1:
             dens.insert(0, str(v.denominator))
-    text = " ".join(nums)
+    text = style.times.join(nums)
     if dens:
-        text = rf"\frac{{{text}}}{{{' '.join(dens)}}}"
+        text = style.quotient(text, dens)
     if v < 0:
         return f"-{text}", _NEG
     return text, _MUL
 
 
-__all__ = ["decimal_text", "latex", "number_text", "plain", "scientific_latex"]
+__all__ = ["LATEX", "PLAIN", "Style", "decimal_text", "latex", "number_text", "plain",
+           "scientific_latex", "write"]

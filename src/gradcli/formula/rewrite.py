@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .expr import Call, Expr, Mul, Num, Sym, add, call, mul, power
+from .expr import CONSTANTS, Call, Expr, Mul, Num, Sym, add, call, mul, power
 
 
 def free_names(x: Expr, memo: dict[Expr, frozenset[str]] | None = None) -> frozenset[str]:
@@ -56,4 +56,4 @@ def substitute(x: Expr, name: str, value: Expr) -> Expr:
 def variables(x: Expr) -> list[str]:
     """The variables of ``x`` in alphabetical order (the constants pi and e
     are not variables): ``x*y + pi`` has ["x", "y"]."""
-    return sorted(free_names(x) - {"pi", "e"})
+    return sorted(free_names(x) - CONSTANTS)

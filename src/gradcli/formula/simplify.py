@@ -26,6 +26,12 @@ _COST: dict[Expr, int] = {}
 _SHORT: dict[Expr, Expr] = {}
 
 
+def forget() -> None:
+    """Empty the memos (a benchmark times the work itself)."""
+    for memo in (_MEMO, _COST, _SHORT):
+        memo.clear()
+
+
 def cost(x: Expr) -> int:
     """About how many operations the printed ``x`` holds (SymPy's count_ops)."""
     got = _COST.get(x)

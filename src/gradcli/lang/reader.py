@@ -27,17 +27,15 @@ from __future__ import annotations
 
 import codecs
 import os
-import re
 from collections import deque, namedtuple
 from collections.abc import Iterator
 from typing import IO, Any
 
-from ..errors import GradcliError, UsageError
+from ..errors import GradcliError
 from .brackets import summary as bracket_summary
 from .parser import MAX_INPUT, ParseLimitError
 
-__all__ = ["READ_SIZE", "Input", "bracket_summary", "check_file_name", "read_inputs",
-           "split_file_name"]
+__all__ = ["READ_SIZE", "Input", "bracket_summary", "read_inputs"]
 
 READ_SIZE = 1 << 16
 """Bytes asked of the operating system per read. A read returns what is there
@@ -261,55 +259,3 @@ def read_inputs(stream: IO[str] | None, first_line: int = 1) -> Iterator[list[In
         if ready:
             yield ready
     yield grouper.finish()
-
-
-# --------------------------------------------------------------------------
-# A file name at the end of a command's words (the REPL's :plot)
-
-
-_BLANKS = r"\s+"
-_SHELL = r"[\\'\"]"
-
-
-def split_file_name(args: str) -> tuple[str, str]:
-    """``args`` ending in a file name, as (the text before the name, the name).
-
-    The name is the last word as a shell reads it: quotes group a name with
-    spaces (``"my graph.png"``) and are removed, and a ``~`` that starts it
-    unquoted is the home directory. The text before it is an expression,
-    which may hold a quote of its own (``f'(x)``), so only the last word is
-    read this way. UsageError for an unterminated quote or a control
-    character (see check_file_name)."""
-    import shlex
-
-    body = args.rstrip()
-    # where a word may start: after blanks that no backslash escapes
-    starts = [0] + [m.end() for m in re.finditer(_BLANKS, body)
-                    if body[m.start() - 1:m.start()] != "\\"]
-    for start in starts[:-65:-1]:  # from the right: the last that reads as one word
-        suffix = body[start:]
-        try:
-            words = shlex.split(suffix) if re.search(_SHELL, suffix) else suffix.split()
-        except ValueError:  # a quote never closed
-            continue
-        if len(words) == 1:
-            name = words[0]
-            break
-    else:
-        raise UsageError("the file name has a quote that is never closed" if re.search(_SHELL, body)
-                         else "no file name")
-    check_file_name(name)
-    if body[start:].startswith("~"):
-        name = os.path.expanduser(name)
-    return body[:start], name
-
-
-def check_file_name(name: str) -> str:
-    """``name``, or UsageError if it holds a control character (a NUL byte, an
-    escape, a line break), which no file should be named with and which
-    would be echoed raw to the terminal; the error shows it escaped."""
-    for index, ch in enumerate(name):
-        if ord(ch) < 32 or 127 <= ord(ch) < 160:
-            raise UsageError(f"the file name has a control character, {ascii(ch)[1:-1]}, "
-                             f"at position {index + 1}: {ascii(name)}")
-    return name

@@ -2,7 +2,7 @@
 
 Small modules in ptpython's spirit: ``app`` (the loops), ``commands`` (the
 Shell and the ``:commands``), ``completer``, ``lexer``, ``keys`` (multi-line
-Enter), ``brackets``, ``history``, ``display`` (rich or plain output),
+Enter, by the language's bracket scanner), ``history``, ``display`` (rich or plain output),
 ``helptext`` and ``loader`` (the Session, imported off the startup path).
 Importing this package costs nothing: ``main`` imports the rest when called.
 """

@@ -237,8 +237,8 @@ class Shell:
                 self.show([r], text, first_line, offset)
 
     def cmd_plot(self, args: str, text: str, first_line: int, offset: int) -> None:
-        from ..lang.reader import split_file_name
         from ..render.graph import graph_format, write_graph
+        from .filenames import split_file_name
 
         # FILE is read as a shell reads a word: "my graph.png", ~/g.png
         spec, path = split_file_name(args) if args.strip() else ("", "")

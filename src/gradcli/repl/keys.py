@@ -13,7 +13,7 @@ from prompt_toolkit.enums import DEFAULT_BUFFER
 from prompt_toolkit.filters import has_focus
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 
-from .brackets import open_depth
+from ..lang.brackets import open_depth
 
 INDENT = "    "
 

@@ -41,9 +41,19 @@ def shown(messages: list[str], res: Result) -> list[str]:
         return messages
     values = [a for a in result_arrays(res) if a.dtype.kind in "fc"]
     has_nan = any(bool(np.isnan(a).any()) for a in values)
-    has_inf = any(bool(np.isinf(a).any()) for a in values)
+    has_inf = any(bool(np.isinf(a).any()) for a in values) or _infinite_formula(res)
     return [m for m in messages
             if (has_nan or not m.endswith(NAN_RESULT)) and (has_inf or not m.endswith(INF_RESULT))]
+
+
+def _infinite_formula(res: Result) -> bool:
+    """Whether a formula of the result holds inf (a constant fold overflowed)."""
+    formulas = [*(res.formulas or ()), *(res.gradient_formulas or {}).values()]
+    if not formulas:
+        return False
+    from ..formula import infinite  # only results with formulas
+
+    return any(infinite(f) for f in formulas)
 
 
 def result_arrays(res: Result) -> list[np.ndarray]:

@@ -36,12 +36,18 @@ CuPy); Python loops run over orders only. One-element series (the common
 ``--at x=0.7`` case) are stored as 1-D arrays so a recurrence step is one dot
 product whatever the order.
 
-The package, one idea a module: ``scaling`` (k! c_k within float64), ``rows``
-(how a series is stored; the block arena), ``series`` (products, quotients,
-powers), ``elementary`` (the registry functions' rules), ``structural`` (the
-core operations' rules), ``replay`` (the plan from x to y and its replay),
-``blocks`` (large arrays block by block, in threads; CHUNK and THREADS live
-there) and ``api`` (the entry points below).
+The package, one idea a module: ``api`` (the entry points below; it
+replays again while a 0/0 needs more orders), ``replay`` (the plan from x to
+y and its replay), ``blocks`` (large arrays block by block; CHUNK and THREADS
+live there) run by ``threads`` (parts side by side, stopped together by a
+Ctrl-C), ``budget`` (a replay's memory, counted before it allocates),
+``scaling`` (k! c_k within float64; MAX_ORDER), ``rows`` (how a series is
+stored, the block arena, the recurrence workspace ``Work``), ``series``
+(products and quotients), ``singular`` (quotients whose terms both vanish),
+the rules of the registry's functions in ``elementary`` (exp, log, the
+trigonometric and hyperbolic ones), ``geometric`` (their closed forms over a
+linear input), ``powers`` and ``inverse`` (asin ... atanh, abs), and
+``structural`` (the core operations' rules).
 """
 
 from .api import taylor_coefficients, taylor_derivatives, taylor_derivatives_at

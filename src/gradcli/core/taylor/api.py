@@ -12,13 +12,13 @@ from ..backend import get_array_module
 from ..graph import Variable
 from ..running import operation
 from . import budget, singular
-from .blocks import _blockwise, _coefficients_blockwise, blockwise
+from .blocks import blockwise, coefficients_blockwise, plan_blockwise
 from .inverse import abs_rule
-from .replay import _elementwise, _Plan, _plan, _replay
-from .rows import _col, _dtype, _lift, _py_array, _Redo
-from .scaling import MAX_ORDER, _derivative_factors, _scaled
-from .series import _UNKNOWN
-from .structural import _div_rule, _sum_to_rows
+from .replay import Plan, is_elementwise, make_plan, replay_plan
+from .rows import Redo, column, float_dtype, lift_to, py_array
+from .scaling import MAX_ORDER, derivative_factors, rescaled
+from .series import UNKNOWN
+from .structural import div_rule, sum_to_rows
 
 
 def _coefficients(y: Variable, x: Variable, order: int,
@@ -29,15 +29,15 @@ def _coefficients(y: Variable, x: Variable, order: int,
     with the limit in place of a removable 0/0 (see singular.py)."""
     if order < 0:
         raise ValueError(f"order must be >= 0, got {order}")
-    _UNKNOWN[0] = False  # see unknown_at_zero
+    UNKNOWN[0] = False  # see unknown_at_zero
     x0 = x.data
     if x0.dtype.kind not in "fiub":
         return None
-    plan = _plan(y, x)
+    plan = make_plan(y, x)
     if plan is None:
         return None
     if order == 0:  # no rule is asked for nothing (some wrote coefficient 1 regardless)
-        return y.data, get_array_module(x0).empty((0,) + x0.shape, dtype=_dtype(y.data))
+        return y.data, get_array_module(x0).empty((0,) + x0.shape, dtype=float_dtype(y.data))
     value = y.data
 
     def run(s: float, n: int, d: bool) -> Any:
@@ -49,13 +49,13 @@ def _coefficients(y: Variable, x: Variable, order: int,
 
     singular.NO_LIMIT.update(_kinks(plan))
     try:
-        coef = _scaled(run, order, derivatives)
+        coef = rescaled(run, order, derivatives)
     finally:
         singular.NO_LIMIT.clear()
     return (None if coef is None else value), coef
 
 
-def _kinks(plan: _Plan) -> set[int]:
+def _kinks(plan: Plan) -> set[int]:
     """The quotients of ``plan`` whose numerator or denominator goes through abs
     where its argument is 0 (see singular.NO_LIMIT)."""
     kinked: set[int] = set()
@@ -63,7 +63,7 @@ def _kinks(plan: _Plan) -> set[int]:
     for _label, f, rule, erule, _lifted, ins, at in plan.steps:
         if any(i in kinked for i in ins):
             kinked.add(at)
-            if rule is _div_rule:
+            if rule is div_rule:
                 out.add(id(f))
         elif erule is abs_rule and bool((f.inputs[0].data == 0).any()):
             kinked.add(at)
@@ -93,32 +93,32 @@ def _with_limits(attempt: Any, n: int, derivatives: bool, s: float) -> tuple[Any
     coef = coef[:n]
     if not derivatives:
         return value, coef
-    col = _col(_derivative_factors(n, s), coef.ndim - 1, get_array_module(coef), np.float64)
+    col = column(derivative_factors(n, s), coef.ndim - 1, get_array_module(coef), np.float64)
     return value, (coef * col).astype(coef.dtype, copy=False)
 
 
 @operation("derivative")  # fpe.py: k! * c_k may overflow
-def _coefficients_at(plan: _Plan, y: Variable, n: int, derivatives: bool,
+def _coefficients_at(plan: Plan, y: Variable, n: int, derivatives: bool,
                      s: float) -> tuple[Any, Any]:
-    """_coefficients for the series of y(x0 + s t) (see _scaled)."""
+    """_coefficients for the series of y(x0 + s t) (see rescaled)."""
     x0 = plan.variables[0].data
     xp = get_array_module(x0)
-    dtype = _dtype(x0)
+    dtype = float_dtype(x0)
     seed = xp.full((1,) + (1,) * x0.ndim, s, dtype=dtype)
     y0 = y.data
-    rdtype = np.result_type(_dtype(y0), dtype)
-    if n and plan.steps and _blockwise(plan):
-        return _coefficients_blockwise(plan, n, derivatives, rdtype, s)
-    factors = _derivative_factors(n, s) if derivatives else None
+    rdtype = np.result_type(float_dtype(y0), dtype)
+    if n and plan.steps and plan_blockwise(plan):
+        return coefficients_blockwise(plan, n, derivatives, rdtype, s)
+    factors = derivative_factors(n, s) if derivatives else None
     scale = np.array(factors) if derivatives else None
     budget.check(plan, n, np.dtype(rdtype).itemsize)  # before allocating
     data = plan.data()
-    hi = _replay(plan, data, seed, n)
+    hi = replay_plan(plan, data, seed, n)
     value = data[plan.y_at] if data[plan.y_at] is not y0 else None
     return value, _finish(hi, plan, y0, n, factors, scale, rdtype)
 
 
-def _finish(hi: Any, plan: _Plan, y0: Any, n: int, factors: Any, scale: Any,
+def _finish(hi: Any, plan: Plan, y0: Any, n: int, factors: Any, scale: Any,
             rdtype: Any) -> Any:
     """The rows of y's series ``hi`` as coefficients 1..n of x's shape (summed where
     y is larger), times ``factors`` (``scale`` as an array) when given."""
@@ -134,10 +134,10 @@ def _finish(hi: Any, plan: _Plan, y0: Any, n: int, factors: Any, scale: Any,
         if factors is not None:
             vals = [v * f for v, f in zip(vals, factors)]
         try:
-            return _py_array(vals, x0.shape, xp, rdtype)
-        except _Redo:
+            return py_array(vals, x0.shape, xp, rdtype)
+        except Redo:
             pass
-    hi = _lift(hi, y0.ndim)
+    hi = lift_to(hi, y0.ndim)
     d = hi.shape[0]
     if d >= n and hi.shape[1:] == shape:
         coef = hi[:n]
@@ -148,7 +148,7 @@ def _finish(hi: Any, plan: _Plan, y0: Any, n: int, factors: Any, scale: Any,
         if x0.size == 1:
             coef = coef.reshape(n, -1).sum(axis=1).reshape((n,) + x0.shape)
         else:
-            coef = _sum_to_rows(coef, x0.shape)
+            coef = sum_to_rows(coef, x0.shape)
     if scale is None:
         return coef
     col = scale.reshape((n,) + (1,) * (coef.ndim - 1))
@@ -194,7 +194,7 @@ def taylor_derivatives(y: Variable, x: Variable, order: int) -> list[Any] | None
       indexing, max ...), or any Function without a Taylor rule: None.
 
     Past order 170, where k! overflows float64, the series is taken in t/s
-    (_scaled), so that a derivative that float64 holds comes out (the
+    (rescaled), so that a derivative that float64 holds comes out (the
     1000th of sin). Raises LimitError for an order above MAX_ORDER (1000).
     """
     _check_order(order)
@@ -229,19 +229,19 @@ def taylor_derivatives_at(y: Variable, x: Variable, values: Any,
     if order < 1 or not blockwise(values) or type(x.data) is not np.ndarray \
             or values.dtype != x.data.dtype:
         return None
-    plan = _plan(y, x)
-    if plan is None or not plan.steps or not _elementwise(plan, constants_like_x=False):
+    plan = make_plan(y, x)
+    if plan is None or not plan.steps or not is_elementwise(plan, constants_like_x=False):
         return None
-    _UNKNOWN[0] = False  # see unknown_at_zero
-    rdtype = np.result_type(_dtype(y.data), _dtype(values))
+    UNKNOWN[0] = False  # see unknown_at_zero
+    rdtype = np.result_type(float_dtype(y.data), float_dtype(values))
     value = None
 
     def run(s: float, n: int, derivatives: bool) -> Any:
         nonlocal value
         value, coef = _with_limits(
-            lambda m, d: _coefficients_blockwise(plan, m, d, rdtype, s, values), n,
+            lambda m, d: coefficients_blockwise(plan, m, d, rdtype, s, values), n,
             derivatives, s)
         return coef
 
-    coef = _scaled(run, order, True)
+    coef = rescaled(run, order, True)
     return [value, *coef]

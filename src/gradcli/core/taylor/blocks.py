@@ -11,9 +11,9 @@ import numpy as np
 
 from ..running import operation, rename
 from . import budget
-from .replay import _elementwise, _Plan, _replay
-from .rows import _Arena, _dtype, _local, aligned_empty
-from .scaling import _derivative_factors
+from .replay import Plan, is_elementwise, replay_plan
+from .rows import Arena, aligned_empty, block_state, float_dtype
+from .scaling import derivative_factors
 from .threads import NEVER, run_parts
 
 CHUNK = 81920
@@ -23,7 +23,7 @@ across its whole-row operations, and each NumPy call is long enough that
 handing the GIL between the threads at its start and end costs little. With
 two threads, 16,384-element blocks took twice as long as with one, and on the
 2026-11-26 machine 81,920 and 98,304 were the fastest of 8,192 to 131,072
-(32,768, the size before, took 17-47% longer; 131,072 lost the cache for
+(32,768 took 17-47% longer; 131,072 lost the cache for
 exp(sin(x))*log(1+x**2), 47% longer)."""
 
 CHUNK_MIN = 131072
@@ -43,13 +43,13 @@ def blockwise(values: Any) -> bool:
     return type(values) is np.ndarray and values.dtype.kind == "f" and values.size >= CHUNK_MIN
 
 
-def _blockwise(plan: _Plan) -> bool:
+def plan_blockwise(plan: Plan) -> bool:
     """Whether the replay can run block by block: NumPy, large, elementwise, every
     node of x's shape and every constant either one number or of x's shape."""
-    return blockwise(plan.variables[0].data) and _elementwise(plan)
+    return blockwise(plan.variables[0].data) and is_elementwise(plan)
 
 
-def _coefficients_blockwise(plan: _Plan, n: int, derivatives: bool, dtype: Any, s: float,
+def coefficients_blockwise(plan: Plan, n: int, derivatives: bool, dtype: Any, s: float,
                             values: Any = None) -> tuple[Any, Any]:
     """(value, coefficients): the replay run block by block on x's recorded values,
     value None; or, given ``values``, on them, each block's forward pass computed
@@ -66,14 +66,14 @@ def _coefficients_blockwise(plan: _Plan, n: int, derivatives: bool, dtype: Any, 
         whole = [0]
         forward = [(label, type(f).ufunc, f.forward, ins, at, plan.variables[at].data.dtype)
                    for label, f, _, _, _, ins, at in plan.steps]
-    seed = np.full((1, 1), s, dtype=_dtype(x0))
+    seed = np.full((1, 1), s, dtype=float_dtype(x0))
     starts = range(0, size, CHUNK)
     threads = max(1, min(THREADS, len(starts) // 2))
     budget.check(plan, n, np.dtype(dtype).itemsize, size, CHUNK, threads)  # before allocating
     coef = aligned_empty((n, size), dtype)
     value = None if values is None else aligned_empty(size, plan.variables[plan.y_at].data.dtype)
     y_at = plan.y_at
-    col = np.array(_derivative_factors(n, s)).reshape(n, 1) if derivatives else None
+    col = np.array(derivative_factors(n, s)).reshape(n, 1) if derivatives else None
     fixed: list[Any] = []
     lock = threading.Lock()
 
@@ -88,10 +88,10 @@ def _coefficients_blockwise(plan: _Plan, n: int, derivatives: bool, dtype: Any, 
 
     @operation("derivative")  # fpe.py: k! * c_k may overflow
     def run(mine: range, cancel: threading.Event) -> None:
-        arena = _Arena()
-        outer = getattr(_local, "arena", None)
-        _local.arena = arena
-        _local.factorials = derivatives and s == 1.0  # k! c_k, for a seed of slope 1
+        arena = Arena()
+        outer = getattr(block_state, "arena", None)
+        block_state.arena = arena
+        block_state.factorials = derivatives and s == 1.0  # k! c_k, for a seed of slope 1
         try:
             for lo in mine:
                 hi_ = min(lo + CHUNK, size)
@@ -111,15 +111,15 @@ def _coefficients_blockwise(plan: _Plan, n: int, derivatives: bool, dtype: Any, 
                         out = value[lo:hi_] if at == y_at else arena.value(j, (hi_ - lo,), dt)
                         data[at] = ufunc(*[data[i] for i in ins], out=out)
                 rename("derivative")  # fpe.py: k! * c_k may overflow
-                _local.scaled = False
+                block_state.scaled = False
                 block = coef[:, lo:hi_]
                 before = data[y_at]
-                h = _replay(plan, data, seed, n, block)
+                h = replay_plan(plan, data, seed, n, block)
                 if data[y_at] is not before:  # a 0/0 replaced by its limit (singular.py)
                     limits()[lo:hi_] = data[y_at]
                 d = 0 if h is None else min(h.shape[0], n)
                 if h is block:  # y's rule wrote its rows in place: scale them there
-                    if col is not None and not _local.scaled:
+                    if col is not None and not block_state.scaled:
                         if s == 1.0:
                             block[1:] *= col[1:]  # row 0 is c_1 itself (1! = 1)
                         else:
@@ -134,8 +134,8 @@ def _coefficients_blockwise(plan: _Plan, n: int, derivatives: bool, dtype: Any, 
                 if cancel.is_set():  # another thread failed, or Ctrl-C (threads.py)
                     return
         finally:
-            _local.arena = outer
-            _local.factorials = False
+            block_state.arena = outer
+            block_state.factorials = False
 
     try:
         if threads == 1:

@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..limits import check_memory
-from .replay import _Plan
+from .replay import Plan as _Plan
 
 SMALL = 64 << 20
 """Requests that cannot reach this many bytes are not counted (the scalar path

@@ -10,18 +10,18 @@ from typing import Any
 import numpy as np
 
 from ..backend import get_array_module
-from .geometric import _geom, _geom_underflows, _times_geom
-from .powers import _pow_hi
+from .geometric import geom, geom_underflows, times_geom
+from .powers import pow_hi
 from .rows import (
-    _col,
-    _dtype,
-    _empty,
-    _f,
-    _py_ok,
-    _py_rows,
-    _recips,
-    _Work,
-    _writes_derivatives,
+    Work,
+    as_float,
+    column,
+    float_dtype,
+    new_array,
+    py_ok,
+    py_rows,
+    recips,
+    writes_derivatives,
 )
 
 
@@ -29,14 +29,14 @@ def exp_rule(u0: Any, U: Any, y0: Any, n: int) -> Any:
     """y' = y u': k y_k = sum_j j u_j y_{k-j}; for a linear input y0 u1**k / k!."""
     d = U.shape[0]
     if d == 1:
-        if _py_ok(y0, n):
-            p, u1, vals = _f(y0), _f(U), []
+        if py_ok(y0, n):
+            p, u1, vals = as_float(y0), as_float(U), []
             for k in range(1, n + 1):
                 p = p * u1 / k
                 vals.append(p)
-            return _py_rows(vals, y0)
-        return _times_geom(y0, U[0], _recips(n), _dtype(y0))
-    w = _Work(y0, n)
+            return py_rows(vals, y0)
+        return times_geom(y0, U[0], recips(n), float_dtype(y0))
+    w = Work(y0, n)
     Ut = w.weighted(w.rows(u0, U), d)
     Y = w.out(w.s(y0))
     for k in range(1, n + 1):
@@ -47,25 +47,25 @@ def exp_rule(u0: Any, U: Any, y0: Any, n: int) -> Any:
 def log_rule(u0: Any, U: Any, y0: Any, n: int, scale: float = 1.0) -> Any:
     """u y' = u': k y_k = (k u_k - sum_{j<k} j y_j u_{k-j}) / u0."""
     xp = get_array_module(U)
-    dtype = _dtype(y0)
+    dtype = float_dtype(y0)
     d = U.shape[0]
     coefs = [-scale / k for k in range(1, n + 1)]
     if d == 1:
         # log(u0 + u1 t) = log u0 - sum_k (-u1/u0)**k / k
-        if _py_ok(y0, n) and _f(u0) != 0.0:
-            q = -_f(U) / _f(u0)
+        if py_ok(y0, n) and as_float(u0) != 0.0:
+            q = -as_float(U) / as_float(u0)
             p, vals = 1.0, []
             for k in range(1, n + 1):
                 p *= q
                 vals.append(p * (-scale / k))
-            return _py_rows(vals, y0)
+            return py_rows(vals, y0)
         q = (-U[0]) / u0
-        P = _empty((n,) + q.shape, dtype, xp)
+        P = new_array((n,) + q.shape, dtype, xp)
         P[0] = q
         for k in range(1, n):
             xp.multiply(P[k - 1 : k], q, out=P[k : k + 1])
-        return xp.multiply(P, _col(coefs, q.ndim, xp, dtype), out=P)
-    w = _Work(y0, n)
+        return xp.multiply(P, column(coefs, q.ndim, xp, dtype), out=P)
+    w = Work(y0, n)
     if not w.vec:
         return _log_rows(w, u0, U, d, scale)
     Ur = w.rows(u0, U)
@@ -77,17 +77,17 @@ def log_rule(u0: Any, U: Any, y0: Any, n: int, scale: float = 1.0) -> Any:
         s = sp(Yt, Ur, k, max(1, k - d), k - 1)
         w.put(Yt, k, (Ut[k] - s) if k <= d else -s, r)
     out = w.result(Yt)
-    out *= _col([scale / k for k in range(1, n + 1)], y0.ndim, xp, dtype)
+    out *= column([scale / k for k in range(1, n + 1)], y0.ndim, xp, dtype)
     return out
 
 
-def _log_rows(w: _Work, u0: Any, U: Any, d: int, scale: float) -> Any:
+def _log_rows(w: Work, u0: Any, U: Any, d: int, scale: float) -> Any:
     """log_rule for an array, in place in its rows (k y_k until the last step)."""
     xp, n, shape, dtype = w.xp, w.n, w.shape, w.dtype
-    r = xp.divide(1.0, u0, out=_empty(shape, dtype, xp))
-    mr = xp.negative(r, out=_empty(shape, dtype, xp)) if n > d else None
+    r = xp.divide(1.0, u0, out=new_array(shape, dtype, xp))
+    mr = xp.negative(r, out=new_array(shape, dtype, xp)) if n > d else None
     Yt = w.out(u0)
-    tmp = _empty(shape, dtype, xp) if n > 1 else None
+    tmp = new_array(shape, dtype, xp) if n > 1 else None
     for k in range(1, n + 1):
         row = Yt[k]
         pairs = range(max(1, k - d), k)  # sum_j (j y_j) u_{k-j}
@@ -122,7 +122,7 @@ def log10_rule(u0: Any, U: Any, y0: Any, n: int) -> Any:
 
 
 def sqrt_rule(u0: Any, U: Any, y0: Any, n: int) -> Any:
-    return _pow_hi(u0, U, y0, n, 0.5)
+    return pow_hi(u0, U, y0, n, 0.5)
 
 
 def _sincos(u0: Any, U: Any, y0: Any, n: int, partner: str, signs: list[float],
@@ -135,41 +135,41 @@ def _sincos(u0: Any, U: Any, y0: Any, n: int, partner: str, signs: list[float],
     """
     d = U.shape[0]
     xp = get_array_module(U)
-    dtype = _dtype(y0)
+    dtype = float_dtype(y0)
     pfun = getattr(xp, partner)
     if d == 1 and signs[1] == 1.0 and U.size == 1 and y0.size > 1 \
             and float(U.reshape(())) == 1.0 and u0.shape == y0.shape and u0.dtype == dtype \
-            and not _geom_underflows(1.0, n):
+            and not geom_underflows(1.0, n):
         # x itself, over an array: the partner (sin's cos, not cos's -sin) is the
         # first row as it is, written there (no copy, no scaling pass); the other
         # rows are +-p0 / k!, +-y0 / k!
-        out = _empty((n,) + y0.shape, dtype, xp)
+        out = new_array((n,) + y0.shape, dtype, xp)
         p0 = pfun(u0, out=out[0])
         sg = [signs[k % 4] / math.factorial(k) for k in range(1, n + 1)]
         if n > 2:
-            xp.multiply(p0, _col(sg[2::2], y0.ndim, xp, dtype), out=out[2::2])
+            xp.multiply(p0, column(sg[2::2], y0.ndim, xp, dtype), out=out[2::2])
         if n > 1:
-            xp.multiply(y0, _col(sg[1::2], y0.ndim, xp, dtype), out=out[1::2])
+            xp.multiply(y0, column(sg[1::2], y0.ndim, xp, dtype), out=out[1::2])
         return out
     p0 = pfun(u0)
     if d == 1:
-        if _py_ok(y0, n):
-            p, u1, base, vals = 1.0, _f(U), (_f(y0), _f(p0)), []
+        if py_ok(y0, n):
+            p, u1, base, vals = 1.0, as_float(U), (as_float(y0), as_float(p0)), []
             for k in range(1, n + 1):
                 p = p * u1 / k
                 vals.append(base[k % 2] * signs[k % 4] * p)
-            return _py_rows(vals, y0)
+            return py_rows(vals, y0)
         sg = [signs[k % 4] for k in range(1, n + 1)]
-        if U.size == 1 and _geom_underflows(float(U.reshape(())), n):
-            rows = [_times_geom(p0, U[0], _recips(n), dtype, sg),
-                    _times_geom(y0, U[0], _recips(n), dtype, sg)]
+        if U.size == 1 and geom_underflows(float(U.reshape(())), n):
+            rows = [times_geom(p0, U[0], recips(n), dtype, sg),
+                    times_geom(y0, U[0], recips(n), dtype, sg)]
             return xp.stack([rows[k % 2][k] for k in range(n)])
-        P = _geom(U[0], _recips(n), dtype, sg)
-        out = _empty((n,) + y0.shape, dtype, xp)
+        P = geom(U[0], recips(n), dtype, sg)
+        out = new_array((n,) + y0.shape, dtype, xp)
         xp.multiply(p0, P[0::2], out=out[0::2])
         xp.multiply(y0, P[1::2], out=out[1::2])
         return out
-    w = _Work(y0, n)
+    w = Work(y0, n)
     Ut = w.weighted(w.rows(u0, U), d)
     Y = w.out(w.s(y0))
     Pa = w.out(w.s(p0))
@@ -208,13 +208,13 @@ def _riccati(u0: Any, U: Any, y0: Any, n: int, g: Callable[[Any, Any, Any], Any]
     coefficients g_k = beta y_k + gamma sum_{i=0..k} y_i y_{k-i}.
     """
     d = U.shape[0]
-    w = _Work(y0, n)
+    w = Work(y0, n)
     if d == 1 and U.size == 1 and not w.vec:
         return _riccati_linear_rows(w, u0, y0, float(U.reshape(())), g, beta, gamma)
     Y = w.out(w.s(y0))
     sp = w.sp
     vec = w.vec
-    g0 = w.s(g(u0, y0, None if vec else _empty(w.shape, w.dtype, w.xp)))
+    g0 = w.s(g(u0, y0, None if vec else new_array(w.shape, w.dtype, w.xp)))
     if d == 1 and U.size == 1:
         # a linear input with one slope: y_{k+1} = u1 g_k / (k+1), g never stored
         u1 = float(U.reshape(()))
@@ -249,7 +249,7 @@ def _riccati(u0: Any, U: Any, y0: Any, n: int, g: Callable[[Any, Any, Any], Any]
     return w.result(Y)
 
 
-def _riccati_linear_rows(w: _Work, u0: Any, y0: Any, u1: float,
+def _riccati_linear_rows(w: Work, u0: Any, y0: Any, u1: float,
                          g: Callable[[Any, Any, Any], Any], beta: float, gamma: float) -> Any:
     """_riccati for an array and a linear input u0 + u1 t, in place in its rows.
 
@@ -266,14 +266,14 @@ def _riccati_linear_rows(w: _Work, u0: Any, y0: Any, u1: float,
         Y[1] *= u1
     if n == 1:
         return w.result(Y)
-    v = _empty(w.shape, w.dtype, xp)
+    v = new_array(w.shape, w.dtype, xp)
     xp.multiply(y0, 2.0 * gamma * u1, out=v)
     if beta:
         v += beta * u1
-    tmp = _empty(w.shape, w.dtype, xp) if n > 2 else None
-    tmp2 = _empty(w.shape, w.dtype, xp) if n > 5 else None
+    tmp = new_array(w.shape, w.dtype, xp) if n > 2 else None
+    tmp2 = new_array(w.shape, w.dtype, xp) if n > 5 else None
     c = gamma * u1
-    if _writes_derivatives(Y.backing):
+    if writes_derivatives(Y.backing):
         # D_k = k! y_k: D_{k+1} = v D_k + c sum_{i=1..k-1} C(k, i) D_i D_{k-i}, no
         # 1/(k+1) per order and no k! afterwards
         for k in range(1, n):

@@ -8,13 +8,13 @@ from typing import Any
 import numpy as np
 
 from ..backend import get_array_module
-from .powers import _leading, _pow_hi
+from .powers import leading_term, pow_hi
 from .rows import (
-    _binary,
-    _dtype,
-    _Work,
+    Work,
+    binary,
+    float_dtype,
 )
-from .series import _div_hi, _mul_hi
+from .series import div_hi, mul_hi
 
 
 def _integral(u0: Any, U: Any, y0: Any, n: int, alpha: float, gamma: float,
@@ -25,7 +25,7 @@ def _integral(u0: Any, U: Any, y0: Any, n: int, alpha: float, gamma: float,
     k y_k = sum_{j=1..k} j u_j g_{k-j}.
     """
     xp = get_array_module(U)
-    dtype = _dtype(y0)
+    dtype = float_dtype(y0)
     d = U.shape[0]
     if alpha == gamma:
         w0 = alpha + gamma * (u0 * u0)
@@ -35,21 +35,21 @@ def _integral(u0: Any, U: Any, y0: Any, n: int, alpha: float, gamma: float,
         w0 = gamma * ((u0 - 1.0) * (u0 + 1.0)) + 0.0
     g0 = 1.0 / w0 if power == -1.0 else w0**power
     if n > 1:
-        sq = _mul_hi(u0, U, u0, U, n - 1, u0.shape)
+        sq = mul_hi(u0, U, u0, U, n - 1, u0.shape)
         W = sq * gamma if gamma != 1.0 else sq
         if power == -1.0:
-            G = _div_hi(None, None, w0, W, g0, n - 1)
+            G = div_hi(None, None, w0, W, g0, n - 1)
         else:
             # the series of w**power itself, signed after: at w0 = 0 its rule reads
             # an infinite value as w0**power, and acos's -inf flipped orders 2, 3
-            G = _pow_hi(w0, W, g0, n - 1, power)
+            G = pow_hi(w0, W, g0, n - 1, power)
         if sign < 0:
             G = -G
     else:
         G = xp.zeros((0,) + y0.shape, dtype=dtype)
     if sign < 0:
         g0 = -g0
-    w = _Work(y0, n)
+    w = Work(y0, n)
     Gr = w.rows(g0, G) if w.vec else [g0, *G]
     Ut = w.weighted(w.rows(u0, U), d)
     Y = w.out(w.s(y0))
@@ -90,7 +90,7 @@ def abs_rule(u0: Any, U: Any, y0: Any, n: int) -> Any:
     xp = get_array_module(u0)
     s = xp.sign(u0)
     if not bool(xp.all(u0)):
-        m, lead = _leading(xp.broadcast_to(U, (U.shape[0],) + s.shape))
+        m, lead = leading_term(xp.broadcast_to(U, (U.shape[0],) + s.shape))
         even = (m > 0) & (m % 2 == 0) & xp.isfinite(lead)
         s = xp.where((u0 == 0) & even, xp.sign(lead), s)
-    return _binary(np.multiply, s, U)
+    return binary(np.multiply, s, U)

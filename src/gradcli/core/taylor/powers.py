@@ -10,35 +10,35 @@ from typing import Any
 import numpy as np
 
 from ..backend import get_array_module
-from .geometric import _geom
+from .geometric import geom
 from .rows import (
     PY_MAX,
-    _col,
-    _dtype,
-    _empty,
-    _f,
-    _lift,
-    _local,
-    _py_ok,
-    _py_rows,
-    _Work,
-    _zero_rows,
+    Work,
+    as_float,
+    block_state,
+    column,
+    float_dtype,
+    lift_to,
+    new_array,
+    py_ok,
+    py_rows,
+    zero_rows,
 )
-from .series import _NO_CONTEXT, _UNKNOWN, _WARN_ROWS, _mul_hi
+from .series import NO_CONTEXT, UNKNOWN, WARN_ROWS, mul_hi
 
 
 def _int_pow_hi(u0: Any, U: Any, n: int, p: int, shape: tuple[int, ...]) -> Any:
     """Coefficients of u**p for an integer p >= 2, exactly (no division by u0)."""
     xp = get_array_module(U)
-    dtype = _dtype(U)
+    dtype = float_dtype(U)
     d = U.shape[0]
     if d == 1:
         # (u0 + u1 t)**p = sum_k C(p, k) u0**(p-k) u1**k t**k
         m = min(p, n)
         u1 = U[0]
         coefs = [float(math.comb(p, k)) for k in range(1, m + 1)]
-        if u0.size == 1 and U.size == 1 and m <= PY_MAX and not getattr(_local, "nopy", False):
-            a, b = _f(u0), _f(U)
+        if u0.size == 1 and U.size == 1 and m <= PY_MAX and not getattr(block_state, "nopy", False):
+            a, b = as_float(u0), as_float(U)
             try:
                 vals = [c * a ** (p - k) * b**k for k, c in enumerate(coefs, 1)]
             except OverflowError:
@@ -54,7 +54,7 @@ def _int_pow_hi(u0: Any, U: Any, n: int, p: int, shape: tuple[int, ...]) -> Any:
                 return rows
             pw = _int_pow_rows(u0, 1.0, [1.0] * m, p, xp, dtype)
         else:
-            pw = _empty((m,) + u0.shape, dtype, xp)
+            pw = new_array((m,) + u0.shape, dtype, xp)
             e = p - m
             if e == 0:
                 pw[m - 1] = 1.0
@@ -64,7 +64,7 @@ def _int_pow_hi(u0: Any, U: Any, n: int, p: int, shape: tuple[int, ...]) -> Any:
                 xp.power(u0, float(e), out=pw[m - 1])
             for k in range(m - 1, 0, -1):
                 xp.multiply(pw[k], u0, out=pw[k - 1])
-        scale = _geom(u1, [1.0] * m, dtype) * _col(coefs, u1.ndim, xp, dtype)
+        scale = geom(u1, [1.0] * m, dtype) * column(coefs, u1.ndim, xp, dtype)
         if scale.shape[1:] == pw.shape[1:] or scale[0].size == 1:
             return xp.multiply(pw, scale, out=pw)
         return pw * scale
@@ -78,10 +78,10 @@ def _int_pow_hi(u0: Any, U: Any, n: int, p: int, shape: tuple[int, ...]) -> Any:
                 result = base
             else:
                 result = (result[0] * base[0],
-                          _mul_hi(result[0], result[1], base[0], base[1], n, shape))
+                          mul_hi(result[0], result[1], base[0], base[1], n, shape))
         e >>= 1
         if e:
-            base = (base[0] * base[0], _mul_hi(base[0], base[1], base[0], base[1], n, shape))
+            base = (base[0] * base[0], mul_hi(base[0], base[1], base[0], base[1], n, shape))
     assert result is not None
     return result[1]
 
@@ -101,7 +101,7 @@ def _int_pow_rows(u0: Any, u1: float, coefs: list[float], p: int, xp: Any,
         if v - v != 0.0:
             return None
         scales.append(v)
-    rows = _empty((m,) + u0.shape, dtype, xp)
+    rows = new_array((m,) + u0.shape, dtype, xp)
     e_min = p - m
     for k in range(m, 0, -1):  # u0**e for e = p - k >= 2, each from the one below
         e = p - k
@@ -123,17 +123,17 @@ def _int_pow_rows(u0: Any, u1: float, coefs: list[float], p: int, xp: Any,
     return rows
 
 
-def _pow_hi(u0: Any, U: Any, y0: Any, n: int, a: Any) -> Any:
+def pow_hi(u0: Any, U: Any, y0: Any, n: int, a: Any) -> Any:
     """Coefficients of y = u**a (a a number, or an array broadcasting with u)."""
     xp = get_array_module(U)
-    dtype = _dtype(y0)
+    dtype = float_dtype(y0)
     nd = y0.ndim
     if np.ndim(a) == 0 or getattr(a, "size", 1) == 1:
         a = float(a.reshape(()) if hasattr(a, "reshape") else a)
         if math.isfinite(a) and a == int(a) and abs(a) <= 1024:
             p = int(a)
             if p == 0:
-                return _zero_rows(y0)
+                return zero_rows(y0)
             if p == 1:
                 return U
             if p > 1:
@@ -142,33 +142,33 @@ def _pow_hi(u0: Any, U: Any, y0: Any, n: int, a: Any) -> Any:
         a = xp.asarray(a, dtype=dtype)
         a = a.reshape((1,) * (nd - a.ndim) + a.shape)
     d = U.shape[0]
-    if d == 1 and np.ndim(a) == 0 and _py_ok(y0, n) and _f(u0) != 0.0:
-        q, p, vals = _f(U) / _f(u0), _f(y0), []
+    if d == 1 and np.ndim(a) == 0 and py_ok(y0, n) and as_float(u0) != 0.0:
+        q, p, vals = as_float(U) / as_float(u0), as_float(y0), []
         for k in range(1, n + 1):
             p *= q * (a - k + 1.0) / k
             vals.append(p)
-        return _py_rows(vals, y0)
+        return py_rows(vals, y0)
     if d == 1:
         # y0 * C(a, k) * (u1 / u0)**k, as one cumulative product
         kcol = xp.arange(1, n + 1, dtype=dtype).reshape((n,) + (1,) * nd)
         weights = (a - kcol + 1.0) / kcol
         if bool(xp.all(u0)):  # no zero in u0
             if np.ndim(a) or U[0].size != 1:
-                return y0 * _geom(U[0] / u0, weights, dtype)
+                return y0 * geom(U[0] / u0, weights, dtype)
             # y0 q**k, row by row, then the binomial weights
             q = U[0] / u0
-            out = _empty((n,) + y0.shape, dtype, xp)
+            out = new_array((n,) + y0.shape, dtype, xp)
             xp.multiply(y0, q, out=out[0:1])
             for k in range(1, n):
                 xp.multiply(out[k - 1 : k], q, out=out[k : k + 1])
             return xp.multiply(out, xp.cumprod(weights, axis=0), out=out)
         with np.errstate(divide="ignore", invalid="ignore"):
-            Y = y0 * _geom(U[0] / u0, weights, dtype)
+            Y = y0 * geom(U[0] / u0, weights, dtype)
         return _pow_at_zero(u0, U, a, Y, n)
     # u y' = a y u':  y_k = (a * sum y_j ~u_{k-j} - sum ~y_j u_{k-j}) / (k u0)
     zeros = not bool(xp.all(u0))  # there the recurrence divides by 0: mended below
-    with np.errstate(divide="ignore", invalid="ignore") if zeros else _NO_CONTEXT:
-        w = _Work(y0, n)
+    with np.errstate(divide="ignore", invalid="ignore") if zeros else NO_CONTEXT:
+        w = Work(y0, n)
         Ur = w.rows(u0, U)
         Ut = w.weighted(Ur, d)
         r = w.s(1.0 / u0)
@@ -185,7 +185,7 @@ def _pow_hi(u0: Any, U: Any, y0: Any, n: int, a: Any) -> Any:
     return _pow_at_zero(u0, U, a, Y, n) if zeros else Y
 
 
-def _leading(U: Any) -> tuple[Any, Any]:
+def leading_term(U: Any) -> tuple[Any, Any]:
     """(m, u_m) of series rows U (axis 0 the order, row k-1 holding u_k): the order
     of the first nonzero coefficient, 0 where there is none, and its value."""
     xp = get_array_module(U)
@@ -217,7 +217,7 @@ def _pow_at_zero(u0: Any, U: Any, a: Any, Y: Any, n: int) -> Any:
     Yf = Y.reshape(rows, -1)
     Uf = xp.broadcast_to(U, (d,) + shape).reshape(d, -1)
     zero = xp.broadcast_to(u0 == 0, shape).reshape(-1)
-    m, lead = _leading(Uf)
+    m, lead = leading_term(Uf)
     af = xp.broadcast_to(xp.asarray(a, dtype=Y.dtype), shape).reshape(-1)
     kcol = xp.arange(1, rows + 1, dtype=Y.dtype).reshape(rows, 1)
     # below the order m a: 0; u known to be 0 (a polynomial): y = 0 for a > 0;
@@ -256,9 +256,9 @@ def _pow_at_zero(u0: Any, U: Any, a: Any, Y: Any, n: int) -> Any:
             if e == rows:
                 continue
             V = Uf[mm:, idx]
-            S = _pow_hi(v0, V, v0**a, rows - e, a) if V.shape[0] else None
+            S = pow_hi(v0, V, v0**a, rows - e, a) if V.shape[0] else None
             S = xp.zeros((rows - e, idx.size), dtype=Y.dtype) if S is None else \
-                xp.array(xp.broadcast_to(_lift(S, 1), (S.shape[0], idx.size)))
+                xp.array(xp.broadcast_to(lift_to(S, 1), (S.shape[0], idx.size)))
             if S.shape[0] < rows - e:  # a constant or short v: the rest is 0
                 S = xp.concatenate([S, xp.zeros((rows - e - S.shape[0], idx.size),
                                                 dtype=Y.dtype)])
@@ -267,8 +267,8 @@ def _pow_at_zero(u0: Any, U: Any, a: Any, Y: Any, n: int) -> Any:
                 unknown[e + max(0, known - mm):, idx] = True
             Yf[e:, idx] = S
     if bool(unknown.any()):
-        _UNKNOWN[0] = True
-    if bool((xp.isnan(Yf) & ~unknown)[: _WARN_ROWS[0], zero].any()):
+        UNKNOWN[0] = True
+    if bool((xp.isnan(Yf) & ~unknown)[: WARN_ROWS[0], zero].any()):
         # undefined derivatives, written, not computed: the one warning for them,
         # as a computed nan gives (fpe.py names the step)
         np.float64(0.0) * np.float64(np.inf)

@@ -13,7 +13,7 @@ from ..fpe import op_label
 from ..graph import Function, Variable
 from ..ops import Div, MatMul, Mul, Pow
 from ..running import operation, rename
-from .rows import _Arena, _lift, _local, _Redo, _zero_rows
+from .rows import Arena, Redo, block_state, lift_to, zero_rows
 from .structural import ELEMENTWISE_STRUCTURAL, STRUCTURAL_RULES
 
 _NO_CONTEXT = contextlib.nullcontext()
@@ -68,7 +68,7 @@ def multiplies_two_series(y: Variable, x: Variable) -> bool:
     return False
 
 
-class _Plan:
+class Plan:
     """The steps that carry x's series to y, over numbered slots.
 
     ``variables[i]`` is the Variable in slot i (x is slot 0); a step is
@@ -113,10 +113,10 @@ class _Plan:
         return [v.data for v in self.variables]
 
 
-def _plan(y: Variable, x: Variable) -> _Plan | None:
+def make_plan(y: Variable, x: Variable) -> Plan | None:
     """The replay's plan from x to y, or None when a step has no rule."""
     scalar_x = x.data.size == 1
-    plan = _Plan(x)
+    plan = Plan(x)
     for f in _path(y, x):
         cls = type(f)
         rule = STRUCTURAL_RULES.get(cls)
@@ -153,16 +153,16 @@ def _label(f: Function) -> str:
 
 
 @operation("derivative", True)  # fpe.py: a nan here is a derivative's
-def _replay(plan: _Plan, data: list[Any], seed: Any, n: int, target: Any = None) -> Any:
+def replay_plan(plan: Plan, data: list[Any], seed: Any, n: int, target: Any = None) -> Any:
     """Run the rules on the values ``data`` (by slot: the recorded values, or one
     block of them); returns y's higher coefficients (None: y is constant).
 
     ``target``, when given, is offered to y's rule for its result rows (see
-    _rows_out): the returned array is then ``target`` itself."""
+    rows_out): the returned array is then ``target`` itself."""
     vals: list[Any] = [None] * len(data)
     vals[0] = seed
     y_at = plan.y_at
-    arena = getattr(_local, "arena", None)
+    arena = getattr(block_state, "arena", None)
     if arena is not None:
         dead = plan.dead()
         owners: list[Any] = [None] * len(data)
@@ -182,30 +182,30 @@ def _replay(plan: _Plan, data: list[Any], seed: Any, n: int, target: Any = None)
             if h is not None and h.shape[0]:
                 live = True
                 if lift and h.ndim - 1 < y0.ndim:
-                    h = _lift(h, y0.ndim)
+                    h = lift_to(h, y0.ndim)
                 ins.append((data[i], h))
             else:
                 ins.append((data[i], None))
         if not live:
-            vals[at] = _zero_rows(y0)
+            vals[at] = zero_rows(y0)
             continue
         if at == y_at and target is not None:
-            _local.target = target
+            block_state.target = target
         if arena is not None:
             mark = len(arena.taken)
         try:
             hi = erule(ins[0][0], ins[0][1], y0, n) if erule else rule(f, ins, y0, n)
-        except _Redo:  # a non-finite number in Python floats: NumPy reports it
-            _local.nopy = True
+        except Redo:  # a non-finite number in Python floats: NumPy reports it
+            block_state.nopy = True
             try:
                 hi = erule(ins[0][0], ins[0][1], y0, n) if erule else rule(f, ins, y0, n)
             finally:
-                _local.nopy = False
+                block_state.nopy = False
         finally:
             # never offered to a later rule, whatever happened: a stale block would
             # be overwritten
-            _local.target = _local.given = None
-            value0, _local.value0 = getattr(_local, "value0", None), None
+            block_state.target = block_state.given = None
+            value0, block_state.value0 = getattr(block_state, "value0", None), None
         if value0 is not None:  # a quotient's 0/0 replaced by its limit
             data[at] = value0
             changed = changed or set()
@@ -231,7 +231,7 @@ def _forward_again(f: Function, args: list[Any], like: Any) -> Any:
     return xp.asarray(y, dtype=like.dtype)
 
 
-def _release(arena: _Arena, mark: int, hi: Any, at: int, dead: tuple[int, ...],
+def _release(arena: Arena, mark: int, hi: Any, at: int, dead: tuple[int, ...],
              owners: list[Any], refs: dict[int, int]) -> None:
     """Give back to the arena the step's scratch (what it took but its rows
     ``hi`` are not), and the rows of the slots that are ``dead`` now. A buffer
@@ -258,7 +258,7 @@ def _release(arena: _Arena, mark: int, hi: Any, at: int, dead: tuple[int, ...],
                 arena.give(buf)
 
 
-def _elementwise(plan: _Plan, constants_like_x: bool = True) -> bool:
+def is_elementwise(plan: Plan, constants_like_x: bool = True) -> bool:
     """Whether every step acts element by element, every node has x's shape and
     every constant is one number (or, with ``constants_like_x``, of x's shape)."""
     shape = plan.variables[0].data.shape

@@ -7,7 +7,7 @@ trailing shape that may be smaller than c0's and broadcasts (the seed's is
 all ones). H is None for a constant (a node that does not depend on x).
 
 Here: the block arena that a blockwise replay takes its buffers from, the
-workspace of one recurrence (_Work: Python floats, one vector, or rows), and
+workspace of one recurrence (Work: Python floats, one vector, or rows), and
 the geometric rows q^k w_1..w_k of a linear input."""
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ import numpy as np
 from ..backend import get_array_module
 
 
-def _lift(h: Any, ndim: int) -> Any:
+def lift_to(h: Any, ndim: int) -> Any:
     """Insert unit axes after the order axis so that rows have ``ndim`` dimensions."""
     extra = ndim - (h.ndim - 1)
     if extra > 0:
@@ -29,29 +29,29 @@ def _lift(h: Any, ndim: int) -> Any:
     return h
 
 
-def _expand(h: Any, shape: tuple[int, ...]) -> Any:
+def expand_to(h: Any, shape: tuple[int, ...]) -> Any:
     """Rows broadcast to the node's full shape (a view), for non-elementwise ops."""
-    h = _lift(h, len(shape))
+    h = lift_to(h, len(shape))
     full = h.shape[:1] + tuple(shape)
     if h.shape == full:
         return h
     return get_array_module(h).broadcast_to(h, full)
 
 
-def _dtype(a: Any) -> Any:
+def float_dtype(a: Any) -> Any:
     dt = a.dtype
     return dt if dt.kind == "f" else np.dtype(np.float64)
 
 
-def _zero_rows(like: Any) -> Any:
+def zero_rows(like: Any) -> Any:
     xp = get_array_module(like)
-    return xp.zeros((0,) + (1,) * like.ndim, dtype=_dtype(like))
+    return xp.zeros((0,) + (1,) * like.ndim, dtype=float_dtype(like))
 
 
-class _Arena:
+class Arena:
     """The buffers of a blockwise replay, handed out again as soon as they are free.
 
-    A block's steps take their rows and scratch rows here (``get``); _replay
+    A block's steps take their rows and scratch rows here (``get``); replay_plan
     gives back a step's scratch when the step ends and a node's rows after the
     node's last use, and ``reset`` what was held to the block's end. The most
     recently freed buffer goes out first: it is still in the cache, where a
@@ -64,7 +64,7 @@ class _Arena:
 
     def __init__(self) -> None:
         self.free: dict[tuple[Any, ...], list[Any]] = {}
-        self.taken: list[Any] = []  # handed out, until _replay sorts them out
+        self.taken: list[Any] = []  # handed out, until replay_plan sorts them out
         # every buffer get made, by the id of the memory it views (kept: no id reused)
         self.ids: dict[int, Any] = {}
         self.held: list[Any] = []  # given back at reset
@@ -112,7 +112,7 @@ class _Arena:
         self.taken.clear()
 
 
-_local = threading.local()
+block_state = threading.local()
 
 ALIGN = 64
 
@@ -127,38 +127,38 @@ def aligned_empty(shape: tuple[int, ...] | int, dtype: Any) -> Any:
     return raw[start:start + count * dtype.itemsize].view(dtype).reshape(shape)
 
 
-def _empty(shape: tuple[int, ...], dtype: Any, xp: Any) -> Any:
+def new_array(shape: tuple[int, ...], dtype: Any, xp: Any) -> Any:
     """A new array for a result: from the block arena during a blockwise replay."""
-    arena = getattr(_local, "arena", None)
+    arena = getattr(block_state, "arena", None)
     if arena is None or xp is not np:
         return xp.empty(shape, dtype=dtype)
     return arena.get(shape, dtype)
 
 
-def _rows_out(shape: tuple[int, ...], dtype: Any, xp: Any) -> Any:
+def rows_out(shape: tuple[int, ...], dtype: Any, xp: Any) -> Any:
     """A new array for a rule's result rows: the caller's output block when one is
     offered for this shape (the last step of a blockwise replay writes its rows
-    where they belong), else as _empty."""
-    target = getattr(_local, "target", None)
+    where they belong), else as new_array."""
+    target = getattr(block_state, "target", None)
     if target is not None and target.shape == shape and target.dtype == dtype:
-        _local.target = None
-        _local.given = target
+        block_state.target = None
+        block_state.given = target
         return target
-    return _empty(shape, dtype, xp)
+    return new_array(shape, dtype, xp)
 
 
-def _writes_derivatives(rows: Any) -> bool:
+def writes_derivatives(rows: Any) -> bool:
     """Whether ``rows`` are the caller's output block and the caller wants
     derivatives (k! c_k) there: a rule that can write those directly, saving
     the scaling pass over the block, asks this and then must write them."""
-    if rows is not None and rows is getattr(_local, "given", None) \
-            and getattr(_local, "factorials", False):
-        _local.scaled = True
+    if rows is not None and rows is getattr(block_state, "given", None) \
+            and getattr(block_state, "factorials", False):
+        block_state.scaled = True
         return True
     return False
 
 
-def _bshape(s1: tuple[int, ...], s2: tuple[int, ...]) -> tuple[int, ...]:
+def broadcast_shape(s1: tuple[int, ...], s2: tuple[int, ...]) -> tuple[int, ...]:
     """The broadcast of two shapes the forward pass already found compatible."""
     if s1 == s2:
         return s1
@@ -170,12 +170,13 @@ def _bshape(s1: tuple[int, ...], s2: tuple[int, ...]) -> tuple[int, ...]:
     return tuple(b if a == 1 else a for a, b in zip(s1, s2))
 
 
-def _binary(ufunc: Any, a: Any, b: Any) -> Any:
+def binary(ufunc: Any, a: Any, b: Any) -> Any:
     """ufunc(a, b) for two arrays, into a new (arena) array; a NumPy ufunc name
     picks the array module's own."""
     xp = get_array_module(a)
-    dt = np.result_type(_dtype(a), _dtype(b))
-    return getattr(xp, ufunc.__name__)(a, b, out=_empty(_bshape(a.shape, b.shape), dt, xp))
+    dt = np.result_type(float_dtype(a), float_dtype(b))
+    out = new_array(broadcast_shape(a.shape, b.shape), dt, xp)
+    return getattr(xp, ufunc.__name__)(a, b, out=out)
 
 
 def _sp_vec(A: Any, B: Any, k: int, j0: int, j1: int) -> Any:
@@ -191,13 +192,13 @@ def _sp_rows(A: Any, B: Any, k: int, j0: int, j1: int) -> Any:
     """sum_{j=j0..j1} A[j] * B[k-j] for lists of row arrays (one product per term)."""
     if j1 < j0:
         return 0.0
-    acc = _binary(np.multiply, A[j0], B[k - j0])
+    acc = binary(np.multiply, A[j0], B[k - j0])
     tmp = None
     for j in range(j0 + 1, j1 + 1):
         a, b = A[j], B[k - j]
-        if _bshape(a.shape, b.shape) == acc.shape:
+        if broadcast_shape(a.shape, b.shape) == acc.shape:
             if tmp is None:
-                tmp = _empty(acc.shape, acc.dtype, get_array_module(acc))
+                tmp = new_array(acc.shape, acc.dtype, get_array_module(acc))
             get_array_module(acc).multiply(a, b, out=tmp)
             acc += tmp
         else:
@@ -217,29 +218,29 @@ costs a few hundred nanoseconds there, against a microsecond or more for any
 NumPy call. Above it a step is one NumPy dot product over the whole series."""
 
 
-class _Redo(Exception):
+class Redo(Exception):
     """A Python-float computation met a non-finite number: redo it in NumPy, which
     reports the floating-point error (fpe.py names the operation)."""
 
 
-def _py_ok(y0: Any, n: int) -> bool:
-    return y0.size == 1 and n <= PY_MAX and not getattr(_local, "nopy", False)
+def py_ok(y0: Any, n: int) -> bool:
+    return y0.size == 1 and n <= PY_MAX and not getattr(block_state, "nopy", False)
 
 
-def _f(a: Any) -> float:
+def as_float(a: Any) -> float:
     """A Python float of a one-element array (or number)."""
     return float(a.reshape(())) if hasattr(a, "reshape") else float(a)
 
 
-def _py_rows(vals: list[float], y0: Any) -> Any:
-    """Rows from Python floats, as an array like y0's; _Redo if one is not finite."""
-    return _py_array(vals, y0.shape, get_array_module(y0), _dtype(y0))
+def py_rows(vals: list[float], y0: Any) -> Any:
+    """Rows from Python floats, as an array like y0's; Redo if one is not finite."""
+    return py_array(vals, y0.shape, get_array_module(y0), float_dtype(y0))
 
 
-def _py_array(vals: list[float], shape: tuple[int, ...], xp: Any, dtype: Any) -> Any:
+def py_array(vals: list[float], shape: tuple[int, ...], xp: Any, dtype: Any) -> Any:
     for v in vals:
         if v - v != 0.0:  # inf or nan
-            raise _Redo
+            raise Redo
     return xp.asarray(vals, dtype=dtype).reshape((len(vals),) + shape)
 
 
@@ -251,7 +252,7 @@ def _sp_py(A: Any, B: Any, k: int, j0: int, j1: int) -> float:
     return acc
 
 
-class _Work:
+class Work:
     """The workspace of one recurrence: how rows are stored and combined.
 
     A one-element node keeps each series as a list of Python floats (order up
@@ -266,22 +267,22 @@ class _Work:
         self.xp = get_array_module(y0)
         self.n = n
         self.shape = y0.shape
-        self.dtype = _dtype(y0)
+        self.dtype = float_dtype(y0)
         self.vec = y0.size == 1
-        self.py = self.vec and n <= PY_MAX and not getattr(_local, "nopy", False)
+        self.py = self.vec and n <= PY_MAX and not getattr(block_state, "nopy", False)
         self.sp = _sp_py if self.py else _sp_vec if self.vec else _sp_rows
 
     def s(self, a: Any) -> Any:
         """An order-0 value as the workspace uses it (a float or 0-d array for one element)."""
         if self.py:
-            return _f(a)
+            return as_float(a)
         return a.reshape(()) if self.vec and hasattr(a, "reshape") else a
 
     def rows(self, c0: Any, h: Any) -> Any:
         """[c0, c1, ..., c_d] (and zeros to c_n for one element)."""
         n = self.n
         if self.py:
-            r = [_f(c0), *h.reshape(-1)[:n].tolist()]
+            r = [as_float(c0), *h.reshape(-1)[:n].tolist()]
             return r + [0.0] * (n + 1 - len(r))
         if self.vec:
             r = self.xp.zeros(n + 1, dtype=self.dtype)
@@ -299,18 +300,19 @@ class _Work:
         if self.vec:
             return R * self.xp.arange(len(R), dtype=self.dtype)
         xp = self.xp
-        return [None, R[1]] + [xp.multiply(R[j], float(j), out=_empty(R[j].shape, self.dtype, xp))
-                               for j in range(2, d + 1)]
+        return [None, R[1]] + [
+            xp.multiply(R[j], float(j), out=new_array(R[j].shape, self.dtype, xp))
+            for j in range(2, d + 1)]
 
     def out(self, c0: Any) -> Any:
         """Rows to fill: [c0, ?, ..., ?]."""
         if self.py:
-            return [_f(c0)] + [0.0] * self.n
+            return [as_float(c0)] + [0.0] * self.n
         if self.vec:
             r = self.xp.empty(self.n + 1, dtype=self.dtype)
             r[:1] = c0.reshape(1) if hasattr(c0, "reshape") else c0
             return r
-        backing = _rows_out((self.n,) + self.shape, self.dtype, self.xp)
+        backing = rows_out((self.n,) + self.shape, self.dtype, self.xp)
         rows = _RowList([c0])
         rows.extend(backing)
         rows.backing = backing
@@ -325,7 +327,7 @@ class _Work:
         xp = self.xp
         xp.multiply(A[j0], B[k - j0], out=row)
         if j1 > j0:
-            tmp = _empty(row.shape, row.dtype, xp)
+            tmp = new_array(row.shape, row.dtype, xp)
             for j in range(j0 + 1, j1 + 1):
                 xp.multiply(A[j], B[k - j], out=tmp)
                 row += tmp
@@ -340,17 +342,17 @@ class _Work:
 
     def result(self, Y: Any) -> Any:
         if self.py:
-            return _py_array(Y[1:], self.shape, self.xp, self.dtype)
+            return py_array(Y[1:], self.shape, self.xp, self.dtype)
         if self.vec:
             return Y[1:].reshape((self.n,) + self.shape)
         return Y.backing
 
 
-def _recips(n: int) -> list[float]:
+def recips(n: int) -> list[float]:
     return [1.0 / k for k in range(1, n + 1)]
 
 
-def _col(values: Any, ndim: int, xp: Any, dtype: Any) -> Any:
+def column(values: Any, ndim: int, xp: Any, dtype: Any) -> Any:
     """A per-order column (n, 1, ..., 1) that scales the rows of a stacked array."""
     v = xp.asarray(values, dtype=dtype)
     return v.reshape(v.shape + (1,) * ndim)

@@ -13,15 +13,15 @@ from ...limits import FACTORIAL_ORDER  # past it derivatives come from the serie
 from ...limits import MAX_ORDER as MAX_ORDER  # the taylor package's name for it
 from ..backend import get_array_module
 from ..running import operation
-from .rows import _col
+from .rows import column
 
 _FACT_PY = [float(math.factorial(k)) for k in range(FACTORIAL_ORDER + 1)]
 
 
-def _scaled(run: Callable[[float, int, bool], Any], n: int, derivatives: bool) -> Any:
+def rescaled(run: Callable[[float, int, bool], Any], n: int, derivatives: bool) -> Any:
     """run(s, m, True): derivatives to order m from the series of y(x0 + s t),
     whose coefficients are c_k s^k, each times k! / s^k (see
-    _derivative_factors); run(1, m, False): the coefficients c_k themselves.
+    derivative_factors); run(1, m, False): the coefficients c_k themselves.
 
     To order FACTORIAL_ORDER s is 1. Past it k! overflows, and s keeps k! / s^k
     and c_k s^k within float64 where the derivative itself is: first s = n/e,
@@ -86,8 +86,8 @@ def _by_exponents(coef: Any) -> Any:
         exponents.append(bits)
     m, e = xp.frexp(coef)
     ndim = coef.ndim - 1
-    m *= _col(mantissas, ndim, xp, m.dtype)
-    e += _col(exponents, ndim, xp, e.dtype)
+    m *= column(mantissas, ndim, xp, m.dtype)
+    e += column(exponents, ndim, xp, e.dtype)
     return xp.ldexp(m, e)
 
 
@@ -98,7 +98,7 @@ of digits, though the derivative is not (one point's always are, at the cost of
 a comparison): in float64 the 130th derivative of exp(x/10), 1e-130, has c_k =
 1.5e-350, and the 40th of exp(x)*1e-290 c_k = 1e-338; in float32, whose
 numbers end at 1.2e-38, the 20th of exp(x) at -60, 8.8e-27, has c_k = 3.6e-45.
-Where the series at s = 1 gave such a coefficient, _scaled takes the scaled
+Where the series at s = 1 gave such a coefficient, rescaled takes the scaled
 series' derivative instead (0 too where the derivative is). Below this order an
 array's check would cost a pass over its result that the arithmetic hardly
 exceeds, for derivatives within a factor 40,320 of the smallest normal number."""
@@ -109,11 +109,11 @@ def _underflowed(d: Any) -> Any:
     coefficient d / k! that is 0 or subnormal."""
     xp = get_array_module(d)
     tiny = float(np.finfo(d.dtype).tiny)
-    bound = _col([tiny * f for f in _FACT_PY[1 : d.shape[0] + 1]], d.ndim - 1, xp, np.float64)
-    return (d < bound) & (d > -bound)  # no temporary of d's size (abs(d) was one)
+    bound = column([tiny * f for f in _FACT_PY[1 : d.shape[0] + 1]], d.ndim - 1, xp, np.float64)
+    return (d < bound) & (d > -bound)  # no temporary of d's size (abs(d) would be one)
 
 
-def _derivative_factors(n: int, s: float) -> list[float]:
+def derivative_factors(n: int, s: float) -> list[float]:
     """k! / s^k for k = 1..n."""
     if s == 1.0:
         return _FACT_PY[1 : n + 1]

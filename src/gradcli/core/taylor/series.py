@@ -1,5 +1,6 @@
-"""Products, quotients and powers of series: the convolution, b q = a solved
-order by order, and u y' = a y u' (exact binomials for integer powers)."""
+"""Products and quotients of series (the convolution, and b q = a solved order
+by order), and the flags a replay's power rules leave for the caller: orders
+left unknown at a zero base, and the orders whose undefined derivatives warn."""
 
 from __future__ import annotations
 
@@ -12,25 +13,25 @@ import numpy as np
 from ..backend import get_array_module
 from .rows import (
     PY_MAX,
-    _binary,
-    _empty,
-    _f,
-    _local,
-    _py_array,
-    _rows_out,
-    _Work,
+    Work,
+    as_float,
+    binary,
+    block_state,
+    new_array,
+    py_array,
+    rows_out,
 )
 from .scaling import MAX_ORDER
 
-_NO_CONTEXT = contextlib.nullcontext()
+NO_CONTEXT = contextlib.nullcontext()
 
 
-def _mul_hi(a0: Any, A: Any, b0: Any, B: Any, n: int, shape: tuple[int, ...]) -> Any:
+def mul_hi(a0: Any, A: Any, b0: Any, B: Any, n: int, shape: tuple[int, ...]) -> Any:
     """Coefficients 1..m of (a0 + A) * (b0 + B), m = min(deg A + deg B, n)."""
     if A is None:
-        return _binary(np.multiply, a0, B)
+        return binary(np.multiply, a0, B)
     if B is None:
-        return _binary(np.multiply, A, b0)
+        return binary(np.multiply, A, b0)
     da, db = A.shape[0], B.shape[0]
     m = min(da + db, n)
     xp = get_array_module(A)
@@ -38,16 +39,16 @@ def _mul_hi(a0: Any, A: Any, b0: Any, B: Any, n: int, shape: tuple[int, ...]) ->
     size = 1
     for s in shape:
         size *= s
-    if size == 1 and m <= PY_MAX and not getattr(_local, "nopy", False):
-        af = [_f(a0), *A.reshape(-1).tolist()]
-        bf = [_f(b0), *B.reshape(-1).tolist()]
+    if size == 1 and m <= PY_MAX and not getattr(block_state, "nopy", False):
+        af = [as_float(a0), *A.reshape(-1).tolist()]
+        bf = [as_float(b0), *B.reshape(-1).tolist()]
         vals = []
         for k in range(1, m + 1):
             acc = 0.0
             for i in range(max(0, k - db), min(k, da) + 1):
                 acc += af[i] * bf[k - i]
             vals.append(acc)
-        return _py_array(vals, tuple(shape), xp, dtype)
+        return py_array(vals, tuple(shape), xp, dtype)
     if size == 1:
         af = xp.empty(da + 1, dtype=dtype)
         af[:1] = a0.reshape(1)
@@ -63,8 +64,8 @@ def _mul_hi(a0: Any, A: Any, b0: Any, B: Any, n: int, shape: tuple[int, ...]) ->
             c = xp.stack([p.diagonal(db - k).sum() for k in range(1, m + 1)])
         return c.reshape((m,) + tuple(shape))
     # one row at a time, into the result and one scratch row: no stacked temporaries
-    out = _rows_out((m,) + tuple(shape), dtype, xp)
-    tmp = _empty(tuple(shape), dtype, xp)
+    out = rows_out((m,) + tuple(shape), dtype, xp)
+    tmp = new_array(tuple(shape), dtype, xp)
     Ar = [a0, *A]
     Br = [b0, *B]
     for k in range(1, m + 1):
@@ -92,11 +93,11 @@ def _cauchy(a: Any, b: Any, m: int) -> Any:
     return xp.where(overlap, terms, 0.0).sum(axis=1)
 
 
-def _div_hi(a0: Any, A: Any, b0: Any, B: Any, q0: Any, n: int) -> Any:
+def div_hi(a0: Any, A: Any, b0: Any, B: Any, q0: Any, n: int) -> Any:
     """Coefficients 1..n of q = a / b: b0 q_k = a_k - sum_{j=1..k} b_j q_{k-j}."""
     if B is None:
-        return _binary(np.divide, A, b0)
-    w = _Work(q0, n)
+        return binary(np.divide, A, b0)
+    w = Work(q0, n)
     if not w.vec:
         return _div_rows(w, a0, A, b0, B, q0)
     db = B.shape[0]
@@ -123,15 +124,15 @@ def _is_one(A: Any, a0: Any) -> bool:
     return A is None and a0 is not None and a0.size == 1 and float(a0.reshape(())) == 1.0
 
 
-def _div_rows(w: _Work, a0: Any, A: Any, b0: Any, B: Any, q0: Any) -> Any:
-    """_div_hi for an array: q_k = -(sum_{j=1..k} b_j q_{k-j} - a_k) / b0.
+def _div_rows(w: Work, a0: Any, A: Any, b0: Any, B: Any, q0: Any) -> Any:
+    """div_hi for an array: q_k = -(sum_{j=1..k} b_j q_{k-j} - a_k) / b0.
 
     Every row comes from the block arena. Scaling each sum by -1 / b0 costs a
     pass per order, but scaling b's rows once instead measured slower: three
     more rows no longer fit in the cache.
     """
     xp, n, shape, dtype = w.xp, w.n, w.shape, w.dtype
-    m = _empty(shape, dtype, xp)  # -1 / b0
+    m = new_array(shape, dtype, xp)  # -1 / b0
     if _is_one(A, a0):
         xp.negative(q0, out=m)  # 1 / b0 is the recorded value itself: no division
     else:
@@ -139,7 +140,7 @@ def _div_rows(w: _Work, a0: Any, A: Any, b0: Any, B: Any, q0: Any) -> Any:
     db = min(B.shape[0], n)
     da = 0 if A is None else min(A.shape[0], n)
     Q = w.out(q0)
-    tmp = _empty(shape, dtype, xp) if db > 1 and n > 1 else None
+    tmp = new_array(shape, dtype, xp) if db > 1 and n > 1 else None
     for k in range(1, n + 1):
         row = Q[k]
         xp.multiply(B[0], Q[k - 1], out=row)
@@ -152,25 +153,25 @@ def _div_rows(w: _Work, a0: Any, A: Any, b0: Any, B: Any, q0: Any) -> Any:
     return w.result(Q)
 
 
-_UNKNOWN = [False]  # set by any thread of a blockwise replay, read by the caller's
-_WARN_ROWS = [MAX_ORDER]  # the orders whose undefined derivatives warn (see more_orders)
+UNKNOWN = [False]  # set by any thread of a blockwise replay, read by the caller's
+WARN_ROWS = [MAX_ORDER]  # the orders whose undefined derivatives warn (see more_orders)
 
 
 @contextlib.contextmanager
 def more_orders(asked: int) -> Iterator[None]:
     """While orders past ``asked`` are computed only to resolve unknown ones (see
     unknown_at_zero), their own undefined derivatives do not warn."""
-    _WARN_ROWS[0] = asked
+    WARN_ROWS[0] = asked
     try:
         yield
     finally:
-        _WARN_ROWS[0] = MAX_ORDER
+        WARN_ROWS[0] = MAX_ORDER
 
 
 def unknown_at_zero() -> bool:
     """Whether the last taylor_derivatives(_at) left a derivative nan because a
     power's base is 0 and the orders asked for do not reach far enough into it
     (more orders would give a number), and clears it."""
-    unknown = _UNKNOWN[0]
-    _UNKNOWN[0] = False
+    unknown = UNKNOWN[0]
+    UNKNOWN[0] = False
     return unknown

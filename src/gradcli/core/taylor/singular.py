@@ -12,7 +12,7 @@ orders (``shifts``; api.py replays again until every step has what it needs).
 If some a_j (j < k) is not 0 the point is a pole (sin(x)/x^2 at 0) and stays
 nan, with the forward pass's warning.
 
-The quotient's new value reaches the replay through ``_local.value0``: the
+The quotient's new value reaches the replay through ``block_state.value0``: the
 replay then computes again, by each Function's forward, the values of the
 steps after it (exp(sin(x)/x) at 0 is e).
 """
@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 
 from ..backend import get_array_module
-from .rows import _dtype, _lift, _local
+from .rows import block_state, float_dtype, lift_to
 
 _SHIFTS: dict[int, int] = {}
 """Orders each quotient step (by its Function's id) lost to vanishing leading
@@ -69,7 +69,7 @@ def sanitized(where: Any, b0: Any, q0: Any) -> tuple[Any, Any]:
     """(b0, q0) with 1 and 0 where ``where``: the usual recurrence then runs there
     without a division by 0 or a nan (its numbers there are replaced after)."""
     xp = get_array_module(q0)
-    one = xp.asarray(1, dtype=_dtype(b0))
+    one = xp.asarray(1, dtype=float_dtype(b0))
     zero = xp.asarray(0, dtype=q0.dtype)
     return xp.where(where, one, b0), xp.where(where, zero, q0)
 
@@ -94,7 +94,7 @@ def _gather(c0: Any, C: Any, idx: tuple[Any, ...], shape: tuple[int, ...], n: in
         return out, True
     d = min(C.shape[0], n)
     if d:
-        out[1 : d + 1] = pick(_lift(C[:d], nd))
+        out[1 : d + 1] = pick(lift_to(C[:d], nd))
     return out, C.shape[0] < n
 
 
@@ -116,7 +116,7 @@ def mend(key: int, where: Any, a0: Any, A: Any, b0: Any, B: Any, q0: Any, Q: Any
     """Q, the rows 1..n of a / b, computed with b0 = 1 where ``where`` (a0 = b0 = 0),
     with those elements' rows replaced: the quotient of the series with their
     common leading zeros taken off, nan past the orders known or at a pole.
-    Sets ``_local.value0`` to the quotient's values with the limits in place."""
+    Sets ``block_state.value0`` to the quotient's values with the limits in place."""
     xp = get_array_module(q0)
     shape = q0.shape
     dtype = Q.dtype
@@ -165,5 +165,5 @@ def mend(key: int, where: Any, a0: Any, A: Any, b0: Any, B: Any, q0: Any, Q: Any
         fixed[idx] = value
     else:
         fixed[()] = value[0]
-    _local.value0 = fixed
+    block_state.value0 = fixed
     return Q

@@ -32,9 +32,9 @@ from ..ops import (
 from ..stack import Stack
 from . import singular
 from .elementary import exp_rule, log_rule
-from .powers import _pow_hi
-from .rows import _bshape, _dtype, _empty, _expand, _lift
-from .series import _div_hi, _mul_hi
+from .powers import pow_hi
+from .rows import broadcast_shape, expand_to, float_dtype, lift_to, new_array
+from .series import div_hi, mul_hi
 
 Rule = Callable[..., Any]
 
@@ -59,7 +59,7 @@ def _linear(A: Any, B: Any, sign: float) -> Any:
     xp = get_array_module(A)
     op = xp.add if sign > 0 else xp.subtract
     m = min(da, db)
-    out = _empty((max(da, db),) + _bshape(A.shape[1:], B.shape[1:]),
+    out = new_array((max(da, db),) + broadcast_shape(A.shape[1:], B.shape[1:]),
                  np.result_type(A.dtype, B.dtype), xp)
     op(A[:m], B[:m], out=out[:m])
     if da > db:
@@ -75,7 +75,7 @@ def _neg_rule(f: Function, ins: list[tuple[Any, Any]], y0: Any, n: int) -> Any:
 
 def _one_minus_square_rule(f: Function, ins: list[tuple[Any, Any]], y0: Any, n: int) -> Any:
     (u0, U), = ins
-    rows = _mul_hi(u0, U, u0, U, n, y0.shape)  # u^2's; (1 - u)(1 + u) = 1 - u^2
+    rows = mul_hi(u0, U, u0, U, n, y0.shape)  # u^2's; (1 - u)(1 + u) = 1 - u^2
     if f.sign > 0:  # type: ignore[attr-defined]
         get_array_module(rows).negative(rows, out=rows)
     return rows
@@ -83,27 +83,27 @@ def _one_minus_square_rule(f: Function, ins: list[tuple[Any, Any]], y0: Any, n: 
 
 def _mul_rule(f: Function, ins: list[tuple[Any, Any]], y0: Any, n: int) -> Any:
     (a0, A), (b0, B) = ins
-    return _mul_hi(a0, A, b0, B, n, y0.shape)
+    return mul_hi(a0, A, b0, B, n, y0.shape)
 
 
-def _div_rule(f: Function, ins: list[tuple[Any, Any]], y0: Any, n: int) -> Any:
+def div_rule(f: Function, ins: list[tuple[Any, Any]], y0: Any, n: int) -> Any:
     (a0, A), (b0, B) = ins
     where = None if B is None or id(f) in singular.NO_LIMIT else singular.vanishing(a0, b0)
     if where is None:
-        return _div_hi(a0, A, b0, B, y0, n)
+        return div_hi(a0, A, b0, B, y0, n)
     # 0/0 where the denominator's series moves: a limit, as l'Hopital's (singular.py)
     b1, q1 = singular.sanitized(where, b0, y0)
-    return singular.mend(id(f), where, a0, A, b0, B, y0, _div_hi(a0, A, b1, B, q1, n), n)
+    return singular.mend(id(f), where, a0, A, b0, B, y0, div_hi(a0, A, b1, B, q1, n), n)
 
 
 def _pow_rule(f: Function, ins: list[tuple[Any, Any]], y0: Any, n: int) -> Any:
     c = getattr(f, "c", None)
     if c is not None:
         (u0, U), = ins
-        return _pow_hi(u0, U, y0, n, c)
+        return pow_hi(u0, U, y0, n, c)
     (b0, B), (e0, E) = ins
     if E is None:  # an array exponent
-        return _pow_hi(b0, B, y0, n, e0 if e0.size != 1 else e0.reshape(()))
+        return pow_hi(b0, B, y0, n, e0 if e0.size != 1 else e0.reshape(()))
     xp = get_array_module(E)
     # x0 ** x1 = exp(x1 log x0)
     if B is not None and b0.ndim < B.ndim - 1:
@@ -118,8 +118,8 @@ def _pow_rule(f: Function, ins: list[tuple[Any, Any]], y0: Any, n: int) -> Any:
         V = E * lb0
     else:
         lb0 = xp.log(b0)
-        LB = _lift(log_rule(b0, B, lb0, n), y0.ndim)
-        V = _mul_hi(e0, E, lb0, LB, n, y0.shape)
+        LB = lift_to(log_rule(b0, B, lb0, n), y0.ndim)
+        V = mul_hi(e0, E, lb0, LB, n, y0.shape)
     return exp_rule(e0 * lb0, V, y0, n)
 
 
@@ -134,19 +134,19 @@ def _axes(axis: Any, ndim: int) -> tuple[int, ...]:
 
 def _sum_rule(f: Function, ins: list[tuple[Any, Any]], y0: Any, n: int) -> Any:
     u0, U = ins[0]
-    U = _expand(U, u0.shape)
+    U = expand_to(U, u0.shape)
     return U.sum(axis=_axes(f.axis, u0.ndim), keepdims=f.keepdims)
 
 
 def _reshape_rule(f: Function, ins: list[tuple[Any, Any]], y0: Any, n: int) -> Any:
     u0, U = ins[0]
-    U = _expand(U, u0.shape)
+    U = expand_to(U, u0.shape)
     return U.reshape(U.shape[:1] + y0.shape)
 
 
 def _transpose_rule(f: Function, ins: list[tuple[Any, Any]], y0: Any, n: int) -> Any:
     u0, U = ins[0]
-    U = _expand(U, u0.shape)
+    U = expand_to(U, u0.shape)
     nd = u0.ndim
     if f.axes is None:
         axes = (0,) + tuple(range(nd, 0, -1))
@@ -157,15 +157,15 @@ def _transpose_rule(f: Function, ins: list[tuple[Any, Any]], y0: Any, n: int) ->
 
 def _broadcast_to_rule(f: Function, ins: list[tuple[Any, Any]], y0: Any, n: int) -> Any:
     u0, U = ins[0]
-    return _expand(_expand(U, u0.shape), y0.shape)
+    return expand_to(expand_to(U, u0.shape), y0.shape)
 
 
 def _sum_to_rule(f: Function, ins: list[tuple[Any, Any]], y0: Any, n: int) -> Any:
     u0, U = ins[0]
-    return _sum_to_rows(_expand(U, u0.shape), y0.shape)
+    return sum_to_rows(expand_to(U, u0.shape), y0.shape)
 
 
-def _sum_to_rows(U: Any, shape: tuple[int, ...]) -> Any:
+def sum_to_rows(U: Any, shape: tuple[int, ...]) -> Any:
     """Each row summed down to ``shape`` (as ``sum_to``)."""
     lead = U.ndim - 1 - len(shape)
     axes = tuple(range(1, 1 + lead)) + tuple(
@@ -178,7 +178,7 @@ def _sum_to_rows(U: Any, shape: tuple[int, ...]) -> Any:
 
 def _rowwise(f: Function, ins: list[tuple[Any, Any]], apply: Callable[[Any], Any]) -> Any:
     u0, U = ins[0]
-    U = _expand(U, u0.shape)
+    U = expand_to(U, u0.shape)
     return get_array_module(U).stack([apply(U[i]) for i in range(U.shape[0])])
 
 
@@ -186,10 +186,10 @@ def _stack_rule(f: Function, ins: list[tuple[Any, Any]], y0: Any, n: int) -> Any
     # [a, b, c]: each item's rows in its place along the new first axis (zeros for
     # a constant item, and past a shorter series)
     d = max(H.shape[0] for _, H in ins if H is not None)
-    out = get_array_module(y0).zeros((d,) + y0.shape, dtype=_dtype(y0))
+    out = get_array_module(y0).zeros((d,) + y0.shape, dtype=float_dtype(y0))
     for i, (_, H) in enumerate(ins):
         if H is not None:
-            out[: H.shape[0], i] = _expand(H, y0.shape[1:])
+            out[: H.shape[0], i] = expand_to(H, y0.shape[1:])
     return out
 
 
@@ -206,7 +206,7 @@ def _extreme_rule(f: Function, ins: list[tuple[Any, Any]], y0: Any, n: int) -> A
     # the gradient (max(x, x) is x, not 2x), unless one of them is the extreme on
     # both sides of the point: then it is that one's (see _extreme_branch)
     u0, U = ins[0]
-    U = _expand(U, u0.shape)
+    U = expand_to(U, u0.shape)
     axes = _axes(f.axis, u0.ndim)  # of U, whose axis 0 is the order
     y0k = y0 if f.keepdims else y0.reshape(
         tuple(1 if i + 1 in axes else s for i, s in enumerate(u0.shape))
@@ -242,8 +242,8 @@ def _extreme_branch(hits: Any, U: Any, uaxes: tuple[int, ...], sign: float) -> A
 def _matmul_rule(f: Function, ins: list[tuple[Any, Any]], y0: Any, n: int) -> Any:
     (a0, A), (b0, B) = ins
     xp = get_array_module(y0)
-    Ar = [a0] if A is None else [a0, *_expand(A, a0.shape)]
-    Br = [b0] if B is None else [b0, *_expand(B, b0.shape)]
+    Ar = [a0] if A is None else [a0, *expand_to(A, a0.shape)]
+    Br = [b0] if B is None else [b0, *expand_to(B, b0.shape)]
     da, db = len(Ar) - 1, len(Br) - 1
     m = min(da + db, n)
     rows = []
@@ -254,7 +254,7 @@ def _matmul_rule(f: Function, ins: list[tuple[Any, Any]], y0: Any, n: int) -> An
             acc = t if acc is None else acc + t
         rows.append(acc)
     if not rows:
-        return xp.zeros((0,) + y0.shape, dtype=_dtype(y0))
+        return xp.zeros((0,) + y0.shape, dtype=float_dtype(y0))
     return xp.stack(rows)
 
 
@@ -262,7 +262,7 @@ STRUCTURAL_RULES: dict[type[Function], Rule] = {
     Add: _add_rule,
     Sub: _sub_rule,
     Mul: _mul_rule,
-    Div: _div_rule,
+    Div: div_rule,
     Neg: _neg_rule,
     OneMinusSquare: _one_minus_square_rule,
     Pow: _pow_rule,
