@@ -86,3 +86,27 @@ def test_the_repl_command(tmp_path) -> None:
     assert len(errors) == 3
     assert "is empty" in errors[0]
     assert errors[1].startswith("error: usage: :extrema EXPR [A B]")
+
+
+def test_curve_marks_in_a_file_and_in_the_terminal(tmp_path) -> None:
+    from gradcli.render.curve import figure
+    from gradcli.render.termplot import render_terminal
+
+    session = Session()
+    item = drawn("x^3 - 3*x", "", "")
+    data = session.curve([item], "x", -3, 3)
+    marks = find_extrema(session, item, "x", -3, 3).points
+    fig = figure(data, marks)
+    [ax] = fig.axes
+    # one scatter a kind shown: min, max, inflection, end
+    assert len(ax.collections) == 4
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == [
+        "f", "min", "max", "inflection", "end"]
+    plain = render_terminal(data, 80, 24, colour=False)
+    marked = render_terminal(data, 80, 24, colour=False, marks=marks)
+    assert "extrema" in marked and "extrema" not in plain and marked != plain
+    out = tmp_path / "m.svg"
+    proc = gradcli("curve", "x^3 - 3*x", "--over", "x=-3:3", "--mark", "-o", str(out))
+    assert proc.returncode == 0, proc.stderr
+    # four kinds of marks, each on the axes and in the legend
+    assert out.read_text().count("<g id=\"PathCollection_") == 8

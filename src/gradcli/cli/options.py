@@ -287,6 +287,9 @@ def curve_parser() -> Parser:
     p.option("-o", "--output", metavar="FILE", type=file_name("--output"),
              help="The file to write: .png, .svg or .pdf (without it: drawn in the "
              "terminal).")
+    p.option("--mark", action="store_true",
+             help="Mark each expression's minima, maxima and inflection points, and the "
+             "ends where it is extreme (as gradcli extrema finds them).")
     _at_option(p, "Bind other variables first, as for eval.")
     p.option("--color", type=one_of("--color", *COLOURS), default="auto",
              metavar=_choices(COLOURS),
