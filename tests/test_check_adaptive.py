@@ -214,7 +214,10 @@ def test_the_session_check_at_extreme_points() -> None:
         session.run(at)
         res = session.run(text, EvalOptions(check=True))
         res = res[-1] if isinstance(res, list) else res
-        assert [c.ok for c in res.check] == [True, True], (text, res.check)
+        # cos at 3e15 is no FAIL, but its estimates' errors (0.018 against 0.046,
+        # 0.2 against 1) are not small against the values: inconclusive
+        expected = [None, None] if text == "cos(x)" else [True, True]
+        assert [c.ok for c in res.check] == expected, (text, res.check)
         assert all(c.est_error >= 0 for c in res.check)
 
 

@@ -55,6 +55,10 @@ ROWS = [
     (("diff(x^30, x, 15)",), "202843204931727360000*x^15\n", None),
     (("--formula", "2^5000", "k=42", "k"),
      f"inf\nformula order 0: {2**5000}\n42\nformula order 0: k\n", OVERFLOW),
+    # an exact exponent past the floats (the fuzzer's)
+    (("--order", "1", "--formula", "1.^7976931348623157e308"), "1\n0\nformula order 0: 1\n",
+     None),
+    (("--formula", "2^7976931348623157e308"), "inf\nformula order 0: inf\n", OVERFLOW),
 ]
 
 

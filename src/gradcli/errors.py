@@ -48,6 +48,15 @@ def literal(text: str) -> str:
     return text.replace("{", "{{").replace("}", "}}")
 
 
+def visible(text: str) -> str:
+    """``text`` with each control or format character (ESC, BEL, a bidi override
+    such as U+202E) shown as U+FFFD, line breaks kept: user text quoted in a
+    message must not drive the terminal. One for one, so columns hold."""
+    if text.isprintable():
+        return text
+    return "".join(ch if ch.isprintable() or ch == "\n" else "\ufffd" for ch in text)
+
+
 class GradcliError(Exception):
     """Base of every error a user may see; never shown with a traceback.
 
@@ -113,6 +122,16 @@ class GradcliError(Exception):
             self.line, self.column = line, column
         return self
 
+    @property
+    def message(self) -> str:
+        return self._message
+
+    @message.setter
+    def message(self, text: str) -> None:
+        # every message quotes user text somewhere (a name, a file name, a flag's
+        # value): made visible once here, wherever it is set and shown
+        self._message = visible(text)
+
     def __str__(self) -> str:
         return self.message
 
@@ -158,6 +177,14 @@ class ArityError(MathError, TypeError):
 
 class LimitError(MathError):
     """A request past one of gradcli's safety limits (array size, order, depth)."""
+
+
+def internal_error(exc: BaseException, line: int | None = None,
+                   column: int | None = None) -> MathError:
+    """A bug of ours (``exc``) as one short error at its statement: said, never a
+    traceback, and the statements after it still run."""
+    return MathError(f"internal error ({type(exc).__name__}: {exc}); please report it",
+                     line=line, column=column)
 
 
 class DeviceError(GradcliError):

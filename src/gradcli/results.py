@@ -21,16 +21,20 @@ class CheckEntry(Record, mutable=True):
 
     ``est_error`` is the largest error the estimate claims for itself over the
     points compared; ``ok`` is whether autodiff lies within it everywhere
-    (``core.check.agrees``)."""
+    (``core.check.agrees``), None where the estimate cannot tell (inconclusive,
+    ``core.check.verdict``). ``est_errors`` and ``point_ok`` are each point's
+    own (``point_ok``: 1 pass, 0 fail, nan inconclusive; None: as ``ok``)."""
 
     order: int
     autodiff: np.ndarray
     numerical: np.ndarray
     abs_error: float
     rel_error: float
-    ok: bool
+    ok: bool | None
     est_error: float = math.nan
     variable: str | None = None  # --grad --check: the partial derivative's variable
+    est_errors: Any = None
+    point_ok: Any = None
 
     def to_dict(self, plain: Callable[[Any], Any] | None = None) -> dict[str, Any]:
         conv = plain or to_plain
@@ -77,7 +81,7 @@ class Result(Record, mutable=True):
     def exit_status(self) -> ExitStatus:
         if self.error is not None:
             return self.error.exit_status
-        if self.check and not all(c.ok for c in self.check):
+        if self.check and any(c.ok is False for c in self.check):  # None: inconclusive
             return ExitStatus.CHECK_FAILED
         return ExitStatus.OK
 

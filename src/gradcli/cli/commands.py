@@ -88,7 +88,14 @@ def run_statements(
             f"--wrt {wrt} has no effect without --order, --series, --check or --formula")
 
     def run(text: str, first: int) -> None:
-        for res in session.run(text, options, first_line=first):
+        try:
+            results = session.run(text, options, first_line=first)
+        except Exception as exc:  # a bug of ours loses this text, not the next ones
+            from ..errors import internal_error
+
+            results = [Result(input=text.strip()[:200], line=first, kind="error",
+                              error=internal_error(exc, first))]
+        for res in results:
             error_line = res.error.line if res.error is not None else None
             output.result(res, line_of(text, first, error_line), res.point)
 
@@ -117,7 +124,7 @@ def run_statements(
 
 def bind_all_at(session: Any, bindings: list[tuple[str, str]], output: Output) -> bool:
     """Bind every --at value in order, reporting each failure; True if all bound."""
-    from ..errors import GradcliError
+    from ..errors import GradcliError, internal_error
 
     ok = True
     for name, value in bindings:
@@ -131,7 +138,8 @@ def bind_all_at(session: Any, bindings: list[tuple[str, str]], output: Output) -
                 session.bind_at(name, value)
             else:  # x=0:1:0.25
                 session.bind_value(name, points)
-        except GradcliError as err:
+        except Exception as exc:  # a bug of ours is said as any bad --at is
+            err = exc if isinstance(exc, GradcliError) else internal_error(exc)
             err.message = f"--at {name}={value}: {err.message}"
             if err.column is not None and (err.line or 1) == 1:
                 err.column += len(name) + 1  # counted in "name=value", the input shown

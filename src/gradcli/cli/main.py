@@ -21,6 +21,7 @@ import sys
 from typing import NoReturn
 
 from .. import __version__
+from ..errors import internal_error
 from ..pipes import cannot_write, silence_stdout
 from ..render.output import isatty
 from . import commands, options
@@ -184,9 +185,9 @@ def run(argv: list[str] | None = None) -> NoReturn:
     except OSError as exc:  # a full disk (> /dev/full), an I/O error: ours to word
         code = cannot_write(exc)
     except Exception as exc:
-        sys.stderr.write(
-            f"error: internal error ({type(exc).__name__}: {exc}); please report it\n"
-        )
+        from ..render.errors import format_error
+
+        sys.stderr.write(format_error(internal_error(exc)) + "\n")
         code = 1
     try:
         sys.stdout.flush()

@@ -363,5 +363,7 @@ def usage_error(problem: UsageProblem, parser: Parser | None = None,
     prog = parser.prog if parser else "gradcli"
     message = problem.message if problem.option is None \
         else f"Invalid value for '{problem.option}': {problem.message}"
-    sys.stderr.write(f"Usage: {usage}\nTry '{prog} -h' for help.\n\nError: {message}\n")
+    from ..errors import visible  # the command line's words are user text
+
+    sys.stderr.write(f"Usage: {usage}\nTry '{prog} -h' for help.\n\nError: {visible(message)}\n")
     return 2

@@ -276,3 +276,42 @@ def agrees(autodiff: Any, estimate: Any, est_error: Any, dtype: Any = np.float64
     with np.errstate(invalid="ignore"):
         close = np.abs(autodiff - estimate) <= est_error + 32 * eps * np.abs(autodiff)
     return close & np.isfinite(autodiff)
+
+
+CONCLUSIVE = 0.1
+"""An estimate settles a check only where its error estimate is at most this
+fraction of the derivative's size (the larger of |autodiff| and |numerical|),
+or negligible: at most the square root of the dtype's machine epsilon (a
+derivative of 0, as x^2's at 0)."""
+
+
+def conclusive(autodiff: Any, estimate: Any, est_error: Any, dtype: Any = np.float64) -> Any:
+    """Elementwise, whether an estimate can tell: it is finite, and its error
+    estimate is small against the value (CONCLUSIVE). Elsewhere the check is
+    inconclusive, whatever autodiff says (abs(x) at 0, order 2: an estimate of
+    2.5e3 with an error of 5e3 confirms nothing, and refutes nothing)."""
+    autodiff, estimate = np.asarray(autodiff, np.float64), np.asarray(estimate, np.float64)
+    est_error = np.asarray(est_error, np.float64)
+    floor = math.sqrt(float(np.finfo(dtype).eps))
+    with np.errstate(invalid="ignore"):
+        size = np.fmax(np.abs(autodiff), np.abs(estimate))  # fmax: a nan autodiff is no size
+        small = (est_error <= CONCLUSIVE * size) | (est_error <= floor)
+    return np.isfinite(estimate) & small
+
+
+def verdicts(autodiff: Any, estimate: Any, est_error: Any, dtype: Any = np.float64) -> Any:
+    """Each point's verdict as a float: 1 pass, 0 fail, nan inconclusive
+    (``conclusive``), pass or fail by ``agrees``."""
+    passed = agrees(autodiff, estimate, est_error, dtype).astype(np.float64)
+    return np.where(conclusive(autodiff, estimate, est_error, dtype), passed, np.nan)
+
+
+def verdict(points: Any) -> bool | None:
+    """The verdict over points (``verdicts``): False where any fails, else None
+    (inconclusive) where any is inconclusive or there are none, else True."""
+    points = np.asarray(points, np.float64)
+    if (points == 0).any():
+        return False
+    if points.size == 0 or np.isnan(points).any():
+        return None
+    return True

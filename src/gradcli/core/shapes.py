@@ -19,14 +19,23 @@ from .graph import Constant, Function, Variable, _operand, as_variable
 
 
 def check_size(shape: tuple[int, ...], what: str) -> None:
+    """LimitError for a shape past MAX_DIMS, or with a dimension or a product past
+    MAX_ELEMENTS. A zero dimension counts as 1 in the product: an empty array of
+    shape (1e8, 1e8, 0) is as slow to make and to print as its 1e16 rows."""
     if len(shape) > MAX_DIMS:
         raise LimitError(
             f"{what}: a result with {len(shape)} dimensions; the limit is {MAX_DIMS}"
         )
     size = 1
     for n in shape:
-        size *= n
-    if size > MAX_ELEMENTS:
+        size *= n or 1
+    if size > MAX_ELEMENTS or any(n > MAX_ELEMENTS for n in shape):
+        if 0 in shape:
+            raise LimitError(
+                f"{what}: an empty result of shape {_count_text(shape)} spans "
+                f"{_count(size)} positions (a zero dimension counted as 1); "
+                f"the limit is {MAX_ELEMENTS:,}"
+            )
         raise LimitError(
             f"{what}: result of shape {_count_text(shape)} has {_count(size)} elements; "
             f"the limit is {MAX_ELEMENTS:,}"

@@ -507,7 +507,8 @@ def _num_pow(b: Num, e: Num) -> Expr | None:
             return None
         v = Fraction(rn, rd)
         bits = max(rn.bit_length(), rd.bit_length())
-    if abs(p) * max(_log2(v.numerator), _log2(v.denominator)) > MAX_BITS:
+    size = max(_log2(v.numerator), _log2(v.denominator))
+    if size and abs(p) > MAX_BITS / size:  # p itself may be past the floats
         return _float_pow(v, Fraction(p))
     try:
         return bounded(v**p, decimal, "'**'")
@@ -528,7 +529,11 @@ def _float_pow(v: Fraction, e: Fraction) -> Expr:
         pass
     # v or the power is past the floats: by logarithms
     a = abs(v)
-    log = (math.log(a.numerator) - math.log(a.denominator)) * float(e)
+    scale = math.log(a.numerator) - math.log(a.denominator)
+    try:
+        log = scale * float(e)
+    except OverflowError:  # an exponent past the floats: only its sign counts
+        log = math.copysign(math.inf, scale) * (1 if e > 0 else -1) if scale else 0.0
     if log < math.log(5e-324) - math.log(2):
         return ZERO
     if log <= math.log(sys.float_info.max):

@@ -35,7 +35,7 @@ which results do); every other result is one row, as above, with its
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 import numpy as np
@@ -121,9 +121,19 @@ def rows(res: Result, opts: RenderOptions, columns: list[str] | None = None
             own[prefix + "abs_error"] = format_value(entry.abs_error)
             own[prefix + "rel_error"] = format_value(entry.rel_error)
             own[prefix + "est_error"] = format_value(entry.est_error)
-            own[prefix + "ok"] = "true" if entry.ok else "false"
+            own[prefix + "ok"] = ok_text(entry.ok)
         out.append([own.get(col, "") for col in cols])
     return out
+
+
+def ok_text(ok: bool | None) -> str:
+    """A check's ok cell: true, false, or empty where it is inconclusive."""
+    return "" if ok is None else "true" if ok else "false"
+
+
+def _per_point(values: Any, overall: Any) -> Any:
+    """A check entry's per-point array, or its one value where it has none."""
+    return overall if values is None else values
 
 
 def row(res: Result, opts: RenderOptions, columns: list[str] | None = None) -> list[str]:
@@ -167,6 +177,13 @@ def sweep_rows(res: Result, opts: RenderOptions, columns: list[str],
     """The CSV text of ``res`` in a sweep's table: a row a point where it is
     over the points (for each variable's partial of --grad --check), else
     its rows with the --at values in their columns."""
+    return "".join(sweep_pieces(res, opts, columns, sweep))
+
+
+def sweep_pieces(res: Result, opts: RenderOptions, columns: list[str],
+                 sweep: Sequence[str]) -> Iterator[str]:
+    """``sweep_rows``'s text in pieces of about CHUNK cells each, to write one
+    at a time: the text of a million points never exists whole."""
     shape = point_shape(res, sweep)
     if shape is None:
         out = []
@@ -177,7 +194,8 @@ def sweep_rows(res: Result, opts: RenderOptions, columns: list[str],
                     if name in res.at and np.ndim(res.at[name]) == 0:
                         cells[name] = format_value(res.at[name])
             out.append(format_row([cells[c] for c in columns]))
-        return "".join(out)
+        yield "".join(out)
+        return
     arrays: dict[str, Any] = {name: res.at[name] for name in sweep if name in res.at}
     arrays["value"] = res.value
     for k, d in enumerate(res.derivatives or (), start=1):
@@ -186,7 +204,6 @@ def sweep_rows(res: Result, opts: RenderOptions, columns: list[str],
         arrays[f"c{k}"] = c
     constant: dict[str, str] = {"input": _cell(res.input), "wrt": _cell(res.wrt or "")}
     constant.update({k: _cell(v) for k, v in _formula_cells(res).items()})
-    out = []
     for variable, entries in check_groups(res):
         own_arrays, own = dict(arrays), dict(constant)
         if variable is not None:
@@ -198,22 +215,22 @@ def sweep_rows(res: Result, opts: RenderOptions, columns: list[str],
             # each point's own errors, not the worst of all
             own_arrays[prefix + "abs_error"], own_arrays[prefix + "rel_error"] = \
                 point_errors(entry)
-            own[prefix + "est_error"] = format_value(entry.est_error)
-            own[prefix + "ok"] = "true" if entry.ok else "false"
-        out.append(_point_rows(res, columns, shape, own_arrays, own))
-    return "".join(out)
+            own_arrays[prefix + "est_error"] = _per_point(entry.est_errors, entry.est_error)
+            own_arrays[prefix + "ok"] = _per_point(entry.point_ok, entry.ok)
+        yield from _point_rows(res, columns, shape, own_arrays, own)
 
 
 def _point_rows(res: Result, columns: list[str], shape: tuple[int, ...],
-                arrays: dict[str, Any], constant: dict[str, str]) -> str:
+                arrays: dict[str, Any], constant: dict[str, str]) -> Iterator[str]:
     size = int(np.prod(shape))
-    out = []
-    for start in range(0, size, CHUNK):  # a chunk's strings at a time (see numbers.CHUNK)
-        stop = min(size, start + CHUNK)
+    step = max(1, CHUNK // len(columns))  # a chunk's strings at a time (see numbers.CHUNK)
+    for start in range(0, size, step):
+        stop = min(size, start + step)
         cols = []
         for col in columns:
             if col in arrays:
-                cols.append(_point_texts(arrays[col], shape, start, stop))
+                cols.append(_point_texts(arrays[col], shape, start, stop,
+                                         verdicts=col.endswith("_ok")))
             elif col == "gradient" and res.gradient is not None:
                 # a partial derivative of the sum (by a scalar) is no point's own
                 parts = [[f"{k}: {t}" for t in _point_texts(g, shape, start, stop)]
@@ -222,12 +239,17 @@ def _point_rows(res: Result, columns: list[str], shape: tuple[int, ...],
                             else [""] * (stop - start))
             else:
                 cols.append([constant.get(col, "")] * (stop - start))
-        out.append("".join(",".join(cells) + "\n" for cells in zip(*cols)))
-    return "".join(out)
+        yield "".join(",".join(cells) + "\n" for cells in zip(*cols))
 
 
-def _point_texts(a: Any, shape: tuple[int, ...], start: int, stop: int) -> list[str]:
+def _point_texts(a: Any, shape: tuple[int, ...], start: int, stop: int,
+                 verdicts: bool = False) -> list[str]:
+    """The cells of points start..stop; ``verdicts``: check verdicts (1, 0,
+    nan: true, false, empty)."""
     arr = np.asarray(a)
+    if verdicts:
+        return [ok_text(None if v is None or v != v else bool(v))
+                for v in flat(arr, shape)[start:stop].tolist()]
     if arr.dtype.kind == "b":
         return ["true" if v else "false" for v in flat(arr, shape)[start:stop].tolist()]
     if arr.dtype.kind == "c":
@@ -280,6 +302,17 @@ class CsvRenderer:
         return format_row(self.columns)
 
     def row(self, res: Result) -> str:
+        return "".join(self.pieces(res))
+
+    def pieces(self, res: Result) -> Iterator[str]:
+        """``row(res)`` in pieces to write one at a time (a sweep's, of about
+        CHUNK cells each)."""
+        if self.sweep and not self.formulas and res.kind != "formula":
+            yield from sweep_pieces(res, self.opts, self.columns, self.sweep)
+        else:
+            yield self._row(res)
+
+    def _row(self, res: Result) -> str:
         if self.formulas:
             return formula_rows(res)
         if res.kind == "formula":  # after numbers: the formulas in the value columns
@@ -298,5 +331,6 @@ class CsvRenderer:
         return "".join(map(format_row, rows(res, self.opts, self.columns)))
 
 
-__all__ = ["CsvRenderer", "check_groups", "format_row", "formula_rows", "header", "row", "rows",
-           "sweep_rows"]
+__all__ = ["CsvRenderer", "check_groups", "format_row", "formula_rows", "header", "ok_text", "row",
+           "rows",
+           "sweep_pieces", "sweep_rows"]

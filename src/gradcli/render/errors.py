@@ -1,10 +1,16 @@
-"""Errors as text: one message, and the offending line with a caret under the column."""
+"""Errors, warnings and notes as text: one message, and the offending line with a
+caret under the column.
+
+This is the one way user text reaches the terminal in a message: each piece
+goes through ``errors.visible``, which shows a control or format character
+(an escape sequence, a bidi override) as U+FFFD.
+"""
 
 from __future__ import annotations
 
 import unicodedata
 
-from ..errors import GradcliError
+from ..errors import GradcliError, visible
 
 
 def format_error(err: GradcliError, line_text: str | None = None, prefix: str = "error") -> str:
@@ -17,12 +23,12 @@ def format_error(err: GradcliError, line_text: str | None = None, prefix: str = 
         where = f" (line {err.line}, column {err.column})"
     elif err.line is not None:
         where = f" (line {err.line})"
-    lines = [f"{prefix}: {err.message}{where}"]
+    lines = [f"{prefix}: {visible(err.message)}{where}"]
     if line_text is not None and err.column is not None:
         shown = line_text.expandtabs(1).rstrip("\n")
         column = max(1, min(err.column, len(shown) + 1))
         shown, column = _window(shown, column)
-        lines.append("  " + _visible(shown))
+        lines.append("  " + visible(shown))
         lines.append("  " + " " * _cells(shown[: column - 1]) + "^")
     return "\n".join(lines)
 
@@ -44,15 +50,6 @@ def _window(text: str, column: int) -> tuple[str, int]:
     return head + text[start:end] + tail, column - start + len(head)
 
 
-def _visible(text: str) -> str:
-    """``text`` with each control or format character (ESC, a bidi override) as
-    U+FFFD: an echoed input must not drive the terminal. One for one, so the
-    caret's column holds."""
-    if text.isprintable():
-        return text
-    return "".join(ch if ch.isprintable() else "\ufffd" for ch in text)
-
-
 def _cells(text: str) -> int:
     """Terminal cells ``text`` takes: two for a wide character (CJK), none for a
     combining mark, so the caret stands under the character it points at."""
@@ -65,4 +62,10 @@ def _cells(text: str) -> int:
 
 
 def format_warning(message: str) -> str:
-    return f"warning: {message}"
+    """``warning: message``, its user text made visible."""
+    return f"warning: {visible(message)}"
+
+
+def format_note(text: str) -> str:
+    """A line of information (``written to FILE``), its user text made visible."""
+    return visible(text)

@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 
 from ..results import Result, to_plain
-from .numbers import CHUNK
+from .numbers import CHUNK, LARGE, empty_text
 from .sweep import flat, point_errors, point_shape
 
 
@@ -52,15 +52,15 @@ def render_json(res: Result) -> str:
     return json.dumps(strict(res.to_dict()), allow_nan=False)
 
 
-LARGE = 65536
-"""Numbers in a result past which its JSON is written in pieces."""
-
-
 def json_pieces(res: Result) -> Iterator[str]:
     """``render_json(res)``, byte for byte, as pieces: a large array is written
     CHUNK numbers at a time, so ten million numbers never exist as Python
-    floats at once (a list of them takes four times the array's memory)."""
-    if sum(np.size(a) for a in _arrays(res)) <= LARGE:
+    floats at once (a list of them takes four times the array's memory). An
+    empty array of more than SUMMARY_SIZE empty rows is the string of its
+    shape, ``"[] (shape 10000000x0)"``, as the text formats write it."""
+    arrays = list(_arrays(res))
+    if sum(np.size(a) for a in arrays) <= LARGE and not any(np.ndim(a) > 1 and np.size(a) == 0
+                                                             for a in arrays):
         yield render_json(res)
         return
     yield from _pieces(res.to_dict(plain=_raw))
@@ -77,6 +77,8 @@ def _arrays(res: Result) -> Iterator[Any]:
 
 def _raw(a: Any) -> Any:
     arr = np.asarray(a)
+    if arr.size == 0 and arr.ndim > 1 and empty_text(arr.shape).startswith("[] "):
+        return empty_text(arr.shape)  # its shape, not millions of empty lists
     if arr.ndim == 0 or arr.dtype.kind not in "fb":  # a number, or a kind to_plain words
         return to_plain(arr)
     return arr
@@ -148,7 +150,9 @@ def render_json_rows(res: Result, sweep: Sequence[str]) -> str:
     grads = {k: column(g) for k, g in (res.gradient or {}).items() if np.shape(g) == shape}
     series = [column(c) for c in res.series or ()]
     checks = [(c, column(c.autodiff), column(c.numerical),
-               *(to_plain(flat(e, shape)) for e in point_errors(c))) for c in res.check or ()]
+               *(to_plain(flat(e, shape)) for e in point_errors(c)),
+               _each(c.est_errors, c.est_error, shape), _each(c.point_ok, c.ok, shape, True))
+              for c in res.check or ()]
     lines = []
     for i in range(int(np.prod(shape))):
         out: dict[str, Any] = {"input": res.input, "at": {n: v[i] for n, v in at.items()}}
@@ -163,12 +167,23 @@ def render_json_rows(res: Result, sweep: Sequence[str]) -> str:
             out["check"] = [{**({} if c.variable is None else {"variable": c.variable}),
                              "order": c.order, "autodiff": a[i], "numerical": n[i],
                              "abs_error": e[i], "rel_error": r[i],
-                             "est_error": c.est_error, "ok": c.ok}
-                            for c, a, n, e, r in checks]
+                             "est_error": s[i], "ok": ok[i]}
+                            for c, a, n, e, r, s, ok in checks]
         if res.series is not None:
             out["series"] = [c[i] for c in series]
         lines.append(json.dumps(strict(out), allow_nan=False))
     return "\n".join(lines)
+
+
+def _each(values: Any, overall: Any, shape: tuple[int, ...], verdicts: bool = False) -> list:
+    """A check entry's per-point values (``verdicts``: True, False or None for
+    1, 0, nan), or its one value at every point where it has none."""
+    if values is None:
+        return [overall] * int(np.prod(shape))
+    points = flat(values, shape).tolist()
+    if verdicts:
+        return [None if v != v else bool(v) for v in points]
+    return points
 
 
 def error_json(input_text: str, kind: str, message: str,

@@ -8,25 +8,43 @@ and a Taylor polynomial as LaTeX.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator
+from itertools import chain
 from typing import Any
 
 from ..results import Result
-from .plain import RenderOptions, formula_lines, render_plain
+from .plain import RenderOptions, formula_lines, plain_lines
 
 
 def render_latex(res: Result, opts: RenderOptions, point: Any = None) -> list[str]:
     """The lines ``res`` prints in LaTeX format."""
+    return ["".join(line) for line in latex_lines(res, opts, point)]
+
+
+def latex_pieces(res: Result, opts: RenderOptions, point: Any = None) -> Iterator[str]:
+    """``render_latex``'s lines, each ended by a newline, as pieces to write one
+    at a time (see plain_pieces)."""
+    for line in latex_lines(res, opts, point):
+        yield from line
+        yield "\n"
+
+
+def latex_lines(res: Result, opts: RenderOptions, point: Any = None) -> Iterator[Iterable[str]]:
+    """The lines of ``render_latex``, each as its pieces."""
+    if res.error is not None or not (res.formulas or res.gradient_formulas):
+        yield from plain_lines(res, opts, point, latex=True)
+        return
     from ..formula import latex
 
-    if res.error is not None or not (res.formulas or res.gradient_formulas):
-        return render_plain(res, opts, point, latex=True)
-    lines = [] if res.kind == "formula" else [
-        line for line in render_plain(res, opts, point, latex=True)
-        if not line.startswith("formula ")]
-    lines.extend(latex(f) for f in res.formulas or ())
-    lines.extend(f"\\frac{{\\partial f}}{{\\partial {name}}} = {latex(f)}"
-                 for name, f in (res.gradient_formulas or {}).items())
-    return lines
+    if res.kind != "formula":
+        for line in plain_lines(res, opts, point, latex=True):
+            pieces = iter(line)
+            first = next(pieces, "")
+            if not first.startswith("formula "):
+                yield chain([first], pieces)
+    yield from ([latex(f)] for f in res.formulas or ())
+    yield from ([f"\\frac{{\\partial f}}{{\\partial {name}}} = {latex(f)}"]
+                for name, f in (res.gradient_formulas or {}).items())
 
 
-__all__ = ["formula_lines", "render_latex"]
+__all__ = ["formula_lines", "latex_lines", "latex_pieces", "render_latex"]

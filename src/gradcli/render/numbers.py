@@ -8,6 +8,7 @@ qalc print them. ``digits`` rounds to that many significant digits.
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
@@ -32,14 +33,39 @@ def format_number(x: float, digits: int | None = None) -> str:
 
 def format_value(value: Any, digits: int | None = None) -> str:
     """A scalar as a number, an array as nested brackets on one line: [1, 2.5, 3]."""
+    return "".join(value_pieces(value, digits))
+
+
+def value_pieces(value: Any, digits: int | None = None) -> Iterator[str]:
+    """``format_value``'s text in pieces of at most CHUNK numbers each, so that
+    the text of a large array never exists whole (renderers write each piece
+    as it comes)."""
     arr = np.asarray(value)
     if arr.ndim == 0:
         if arr.dtype.kind == "b":
-            return str(bool(arr))
-        return format_number(arr.item(), digits)
-    if arr.dtype.kind in "fiu" and arr.size:
-        return _format_array(arr.astype(np.float64, copy=False), digits)
-    return "[" + ", ".join(format_value(item, digits) for item in arr) + "]"
+            yield str(bool(arr))
+        else:
+            yield format_number(arr.item(), digits)
+    elif arr.size == 0:
+        yield empty_text(arr.shape)
+    elif arr.dtype.kind in "fiu":
+        yield from _array_pieces(arr.astype(np.float64, copy=False), digits)
+    else:
+        yield "[" + ", ".join(format_value(item, digits) for item in arr) + "]"
+
+
+def empty_text(shape: tuple[int, ...]) -> str:
+    """An empty array's text: its nested brackets, ``[[], []]``, where they are
+    few, else ``[] (shape 10000000x0)``, so that printing it takes time bounded
+    by its size, not by the count of its empty rows."""
+    rows = 1
+    for k, n in enumerate(shape):
+        if n == 0:
+            if rows > SUMMARY_SIZE:
+                return f"[] (shape {'x'.join(map(str, shape))})"
+            return _nested(["[]"] * rows, shape[:k]) if k else "[]"
+        rows *= n
+    raise ValueError("empty_text: not an empty shape")
 
 
 SUMMARY_SIZE = 1000
@@ -69,24 +95,47 @@ def format_summary(value: Any, digits: int | None = None, edge: int = 3) -> str:
     return f"{items(arr)} (shape {'x'.join(str(n) for n in arr.shape)})"
 
 
+LARGE = 65536
+"""Numbers in a result past which its text is written in pieces (JSON) and its
+table, off a terminal, as labelled lines (render/table.py)."""
+
 CHUNK = 65536
 """Numbers made into text at a time: a Python string per number lives only
 while its chunk is joined, so ten million numbers never exist as ten million
 strings at once (about 70 bytes each)."""
 
 
-def _format_array(arr: np.ndarray, digits: int | None) -> str:
+def _array_pieces(arr: np.ndarray, digits: int | None) -> Iterator[str]:
+    """A non-empty float64 array's nested brackets, whole rows of its last axis
+    (at least one, at most about CHUNK numbers) a piece."""
     flat = arr.reshape(-1)
     if arr.ndim == 1:
-        return "[" + ", ".join(", ".join(_texts(flat[i : i + CHUNK], digits))
-                               for i in range(0, flat.size, CHUNK)) + "]"
+        yield "["
+        for i in range(0, flat.size, CHUNK):
+            yield (", " if i else "") + ", ".join(_texts(flat[i : i + CHUNK], digits))
+        yield "]"
+        return
     n = arr.shape[-1]
-    step = max(1, CHUNK // n) * n  # whole rows of the last axis
-    rows: list[str] = []
-    for i in range(0, flat.size, step):
-        texts = _texts(flat[i : i + step], digits)
-        rows.extend("[" + ", ".join(texts[j : j + n]) + "]" for j in range(0, len(texts), n))
-    return _nested(rows, arr.shape[:-1])
+    outer = arr.shape[:-1]
+    rows = flat.size // n
+    step = max(1, CHUNK // n)  # whole rows of the last axis
+    spans = [int(np.prod(outer[k:])) for k in range(len(outer) - 1, -1, -1)]  # innermost first
+    for r0 in range(0, rows, step):
+        r1 = min(rows, r0 + step)
+        texts = _texts(flat[r0 * n : r1 * n], digits)
+        parts = ["[" + ", ".join(texts[j : j + n]) + "]" for j in range(0, len(texts), n)]
+        # a row opens the brackets of each outer axis it starts, closes those it ends
+        r = np.arange(r0, r1)
+        opens, closes = np.zeros(r.size, int), np.zeros(r.size, int)
+        starts, ends = np.ones(r.size, bool), np.ones(r.size, bool)
+        for span in spans:
+            starts &= r % span == 0
+            ends &= (r + 1) % span == 0
+            opens += starts
+            closes += ends
+        for i in np.flatnonzero(opens | closes).tolist():
+            parts[i] = "[" * int(opens[i]) + parts[i] + "]" * int(closes[i])
+        yield (", " if r0 else "") + ", ".join(parts)
 
 
 def _texts(flat: np.ndarray, digits: int | None) -> list[str]:

@@ -75,6 +75,12 @@ class Output:
     def note(self, text: str) -> None:
         """A line on standard error, after the results already written (so that
         `2>&1` keeps the order)."""
+        from .errors import format_note
+
+        self._say(format_note(text))
+
+    def _say(self, text: str) -> None:
+        """``text``, whose user text is already made visible, on stderr."""
         self.out.flush()
         self.err.write(text + "\n")
 
@@ -87,7 +93,7 @@ class Output:
         text = format_error(err, line_text)
         if self.err_colour:
             text = _RED + "error:" + _RESET + text[len("error:"):]
-        self.note(text)
+        self._say(text)
         self.status = max(self.status, int(err.exit_status))
         if json_object:
             self.error_record(err, input_text)
@@ -114,7 +120,7 @@ class Output:
             text += f" (line {line})"
         if self.err_colour:
             text = _YELLOW + "warning:" + _RESET + text[len("warning:"):]
-        self.note(text)
+        self._say(text)
 
     def sweep_over(self, at: dict[str, Any]) -> None:
         """Results over the points of the array --at values in ``at`` are tidy
@@ -137,6 +143,13 @@ class Output:
             self.out.flush()
             err = LimitError("not enough memory for this computation")
             self.error(err.at(res.line, None), None, res.input, json_object=False)
+        except OSError:  # the output itself failed: the run ends (pipes.cannot_write)
+            raise
+        except Exception as exc:  # a renderer's bug loses this result, not the next ones
+            from ..errors import internal_error
+
+            self.out.flush()
+            self.error(internal_error(exc, res.line, None), None, res.input)
 
     def _result(self, res: Result, line_text: str | None, point: Any = None) -> None:
         for message in res.warnings:
@@ -157,24 +170,20 @@ class Output:
             for piece in self._render_json(res):
                 self._write(piece)
             self._write("\n")
-        elif fmt == "latex":
-            from .latex import render_latex
-
-            lines = render_latex(res, self.opts, point)
-            if lines:
-                self._write("\n".join(lines) + "\n")
-        elif fmt == "plain":
-            if self._render_plain is None:
-                from .plain import render_plain
-
-                self._render_plain = render_plain
-            lines = self._render_plain(res, self.opts, point)
-            if lines:
-                self._write("\n".join(lines) + "\n")
+        elif fmt in ("latex", "plain"):
+            if self._render_plain is None:  # each line's text in pieces, as it is made
+                if fmt == "latex":
+                    from .latex import latex_pieces as pieces
+                else:
+                    from .plain import plain_pieces as pieces
+                self._render_plain = pieces
+            for piece in self._render_plain(res, self.opts, point):
+                self._write(piece)
         elif fmt == "csv":
             if self._csv is None:
                 self._start_csv(formulas=res.kind == "formula")
-            self._write(self._csv.row(res))
+            for piece in self._csv.pieces(res):
+                self._write(piece)
         else:
             if self._table is None:
                 from .table import TableRenderer

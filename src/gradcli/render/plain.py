@@ -16,13 +16,14 @@ What a shell script reads, in the spirit of bc:
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 import numpy as np
 
 from ..asked import EvalOptions
 from ..results import CheckEntry, Result
-from .numbers import format_number, format_value
+from .numbers import format_number, format_value, value_pieces
 
 
 class RenderOptions(EvalOptions, mutable=False):
@@ -74,15 +75,24 @@ def series_text(coefficients: list[Any], var: str, point: Any,
 
 
 def check_line(entry: CheckEntry, digits: int | None = None) -> str:
-    verdict = "pass" if entry.ok else "FAIL"
+    return "".join(check_line_pieces(entry, digits))
+
+
+def check_line_pieces(entry: CheckEntry, digits: int | None = None) -> Iterator[str]:
+    verdict = verdict_word(entry.ok)
     what = f"order {entry.order}" if entry.variable is None else f"d/d{entry.variable}"
-    return (
-        f"check {what}: autodiff {format_value(entry.autodiff, digits)}"
-        f" numerical {format_value(entry.numerical, digits)}"
-        f" abs_error {format_number(entry.abs_error, digits)}"
-        f" rel_error {format_number(entry.rel_error, digits)}"
-        f" est_error {format_number(entry.est_error, digits)} {verdict}"
-    )
+    yield f"check {what}: autodiff "
+    yield from value_pieces(entry.autodiff, digits)
+    yield " numerical "
+    yield from value_pieces(entry.numerical, digits)
+    yield (f" abs_error {format_number(entry.abs_error, digits)}"
+           f" rel_error {format_number(entry.rel_error, digits)}"
+           f" est_error {format_number(entry.est_error, digits)} {verdict}")
+
+
+def verdict_word(ok: bool | None) -> str:
+    """A check's verdict as the plain and table formats write it."""
+    return "inconclusive" if ok is None else "pass" if ok else "FAIL"
 
 
 def gradient_lines(gradient: dict[str, Any], digits: int | None = None) -> list[str]:
@@ -93,26 +103,48 @@ def render_plain(res: Result, opts: RenderOptions, point: Any = None,
                  latex: bool = False) -> list[str]:
     """The lines ``res`` prints in plain format (none for bindings and errors);
     ``latex``: its series as LaTeX."""
+    return ["".join(line) for line in plain_lines(res, opts, point, latex)]
+
+
+def plain_pieces(res: Result, opts: RenderOptions, point: Any = None) -> Iterator[str]:
+    """``render_plain``'s lines, each ended by a newline, as pieces to write one
+    at a time: a line of a million numbers never exists whole."""
+    for line in plain_lines(res, opts, point):
+        yield from line
+        yield "\n"
+
+
+def plain_lines(res: Result, opts: RenderOptions, point: Any = None,
+                latex: bool = False) -> Iterator[Iterable[str]]:
+    """The lines of ``render_plain``, each as its pieces (made as they are read)."""
     if res.error is not None or res.kind in ("assign", "define"):
-        return []
+        return
     digits = opts.digits
     if res.kind == "grad":
-        return gradient_lines(res.value, digits)
+        for name, v in res.value.items():
+            yield _labelled(f"d/d{name}: ", v, digits)
+        return
     if res.kind == "formula":
-        return formula_lines(res)
+        yield from ([line] for line in formula_lines(res))
+        return
     # With --series alone the polynomial is the answer (its c0 is the value).
-    lines = [] if res.series is not None and not opts.order else [format_value(res.value, digits)]
-    lines.extend(format_value(d, digits) for d in res.derivatives or ())
-    if res.gradient is not None:
-        lines.extend(gradient_lines(res.gradient, digits))
+    if res.series is None or opts.order:
+        yield value_pieces(res.value, digits)
+    for d in res.derivatives or ():
+        yield value_pieces(d, digits)
+    for name, v in (res.gradient or {}).items():
+        yield _labelled(f"d/d{name}: ", v, digits)
     if res.series is not None:
-        lines.append(series_text(res.series, res.wrt or "x", point, digits, res.point_text,
-                                 latex))
+        yield [series_text(res.series, res.wrt or "x", point, digits, res.point_text, latex)]
     for entry in res.check or ():
-        lines.append(check_line(entry, digits))
+        yield check_line_pieces(entry, digits)
     if res.formulas or res.gradient_formulas:  # --formula: beside the numbers
-        lines.extend(f"formula {line}" for line in formula_lines(res, labelled=True))
-    return lines
+        yield from ([f"formula {line}"] for line in formula_lines(res, labelled=True))
+
+
+def _labelled(label: str, value: Any, digits: int | None) -> Iterator[str]:
+    yield label
+    yield from value_pieces(value, digits)
 
 
 def formula_lines(res: Result, labelled: bool = False, write: Any = None) -> list[str]:
@@ -128,5 +160,5 @@ def formula_lines(res: Result, labelled: bool = False, write: Any = None) -> lis
     return lines
 
 
-__all__ = ["RenderOptions", "check_line", "formula_lines", "gradient_lines", "render_plain",
-           "series_text"]
+__all__ = ["RenderOptions", "check_line", "check_line_pieces", "formula_lines", "gradient_lines",
+           "plain_lines", "plain_pieces", "render_plain", "series_text", "verdict_word"]

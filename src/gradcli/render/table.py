@@ -21,16 +21,26 @@ are ASCII, every number is written, and nothing is wrapped or cropped.
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
+from itertools import chain
 from typing import IO, Any
 
+import numpy as np
 from rich import box
 from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
 from ..results import CheckEntry, Result
-from .numbers import format_number, format_summary, format_value
-from .plain import RenderOptions, series_text
+from .numbers import (
+    LARGE,
+    SUMMARY_SIZE,
+    format_number,
+    format_summary,
+    format_value,
+    value_pieces,
+)
+from .plain import RenderOptions, series_text, verdict_word
 
 
 def _colour_system() -> str:
@@ -60,16 +70,30 @@ class TableRenderer:
             safe_box=True,
         )
         self.box = table_box or (box.ROUNDED if terminal else box.ASCII)
+        self.large = False  # the result being drawn: large, off a terminal (see _num)
 
-    def _num(self, value: Any) -> str:
-        # a terminal shows large arrays summarised; a file gets every number
+    def _num(self, value: Any) -> Any:
+        """A number's cell: on a terminal large arrays summarised; in a file every
+        number, and in a large result (``self.large``) an array's text as pieces,
+        made only as they are written."""
         if self.terminal:
             return format_summary(value, self.opts.digits)
+        if self.large and np.size(value) > SUMMARY_SIZE:
+            return value_pieces(value, self.opts.digits)
         return format_value(value, self.opts.digits)
+
+    def _write(self, pieces: Any) -> None:
+        """Text (or an iterable of its pieces) straight to the console's file."""
+        file = self.console.file
+        for piece in [pieces] if isinstance(pieces, (str, Text)) else pieces:
+            file.write(str(piece))
 
     def _show(self, title: str, columns: list[str], rows: list[list[Any]]) -> None:
         """A titled table; on a terminal too narrow for its longest numbers, the
         same cells as labelled lines, so that no number is split across lines."""
+        if self.large:
+            self._stream_lines(title, columns, rows)
+            return
         out = self.console
         table = Table(box=self.box, header_style="bold")
         for i, name in enumerate(columns):
@@ -92,19 +116,44 @@ class TableRenderer:
                     line.append(cell if isinstance(cell, Text) else Text(str(cell)))
                     out.print(line)
 
-    def _title(self, res: Result) -> str:
+    def _stream_lines(self, title: Any, columns: list[str], rows: list[list[Any]]) -> None:
+        """The table's cells as labelled lines, each number written as it is made:
+        a large result off a terminal, whose table would hold all its text (and
+        rich several times that) at once."""
+        self._write(title)
+        self._write("\n")
+        label = max(len(name) for name in columns[1:])
+        for row in rows:
+            self._write(f"{columns[0]} {row[0]}\n")
+            for name, cell in zip(columns[1:], row[1:]):
+                if not isinstance(cell, (str, Text)) or str(cell):
+                    self._write(f"  {name:<{label}}  ")
+                    self._write(cell)
+                    self._write("\n")
+
+    def _title(self, res: Result) -> Any:
         at = dict(res.at)
         if res.wrt and res.wrt not in at and res.point is not None:
             # bound by a statement (x = 2), not --at: the derivatives' point all the same
             at = {res.wrt: res.point, **at}
         if not at:
             return res.input
+        if self.large:
+            return self._title_pieces(res.input, at)
         text = ", ".join(f"{k} = {self._num(v)}" for k, v in at.items())
         return f"{res.input}  at {text}"
+
+    def _title_pieces(self, text: str, at: dict[str, Any]) -> Iterator[Any]:
+        yield f"{text}  at "
+        for i, (k, v) in enumerate(at.items()):
+            yield f"{', ' if i else ''}{k} = "
+            text = self._num(v)
+            yield from [text] if isinstance(text, str) else text
 
     def render(self, res: Result, point: Any = None) -> None:
         if res.error is not None:
             return
+        self.large = not self.terminal and _count(res) > LARGE
         out = self.console
         if res.kind == "assign":
             out.print(Text(f"{res.name} = {self._num(res.value)}", style="dim"))
@@ -119,7 +168,10 @@ class TableRenderer:
             self._formulas(res)
             return
         checks = [c for c in res.check or () if c.variable is None]
-        if not (res.derivatives or checks or res.series is not None or res.formulas):
+        if not (res.derivatives or checks or res.series is not None or res.formulas) \
+                and self.large:
+            self._write(_title_text(res.input, self._num(res.value)))
+        elif not (res.derivatives or checks or res.series is not None or res.formulas):
             line = Text(f"{res.input} = ")
             line.append(self._num(res.value), style="bold")
             out.print(line)
@@ -138,7 +190,9 @@ class TableRenderer:
         columns = ["order", "value"]
         if checks:
             columns += ["numerical", "abs error", "rel error", "est. error", "check"]
-        title = self._title(res) + (f"  (d/d{res.wrt})" if res.wrt else "")
+        title = self._title(res)
+        suffix = f"  (d/d{res.wrt})" if res.wrt else ""
+        title = title + suffix if isinstance(title, str) else chain(title, [suffix])
         values = {0: res.value}
         values.update({k: d for k, d in enumerate(res.derivatives or (), start=1)})
         for k, c in checks.items():
@@ -188,7 +242,7 @@ class TableRenderer:
                    [[str(k), plain(f)] for k, f in enumerate(res.formulas or ())])
 
     def _check_cells(self, c: CheckEntry) -> list[Any]:
-        mark = Text("pass", style="green") if c.ok else Text("FAIL", style="bold red")
+        mark = Text(verdict_word(c.ok), style=_VERDICT_STYLE[c.ok])
         return [self._num(c.numerical), format_number(c.abs_error, self.opts.digits or 3),
                 format_number(c.rel_error, self.opts.digits or 3),
                 format_number(c.est_error, self.opts.digits or 3), mark]
@@ -206,6 +260,25 @@ class TableRenderer:
                 row += self._check_cells(c) if c is not None else ["", "", "", "", ""]
             rows.append(row)
         self._show(title, columns, rows)
+
+
+_VERDICT_STYLE = {True: "green", False: "bold red", None: "yellow"}
+
+
+def _title_text(text: str, value: Any) -> Iterator[Any]:
+    """``input = value`` and its newline, the value in pieces."""
+    yield f"{text} = "
+    yield from [value] if isinstance(value, str) else value
+    yield "\n"
+
+
+def _count(res: Result) -> int:
+    """The numbers a result holds (that its table would write)."""
+    values = [res.value if not isinstance(res.value, dict) else 0, *res.at.values(),
+              *(res.derivatives or ()), *(res.gradient or {}).values(), *(res.series or ())]
+    for c in res.check or ():
+        values += [c.autodiff, c.numerical]
+    return sum(int(np.size(v)) for v in values)
 
 
 def _unbroken_width(columns: list[str], rows: list[list[Any]]) -> int:

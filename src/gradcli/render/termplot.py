@@ -92,9 +92,10 @@ def render_terminal(data: Curves, columns: int = 80, rows: int = 24,
         try:
             text = _plot(xs, ys, names, title, data, lo, hi, width, height, columns, colour,
                          len(xs) - len(data.curves))
-        except (OverflowError, ZeroDivisionError, ValueError) as exc:  # extreme x ranges
+        except (OverflowError, ZeroDivisionError, ValueError):  # extreme x ranges
             raise GradcliError(f"cannot draw {data.var} = {data.a:g}..{data.b:g} in the "
-                               f"terminal ({exc}); write it to a file with -o") from None
+                               "terminal: the interval is too wide for its chart; choose "
+                               "a narrower one, or write it to a file with -o") from None
     lines = text.rstrip("\n").split("\n")
     if not box:
         lines = _unboxed(lines)

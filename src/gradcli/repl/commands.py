@@ -14,7 +14,7 @@ import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from ..errors import GradcliError, UsageError
+from ..errors import GradcliError, UsageError, internal_error
 from ..render.errors import format_error
 from .arguments import (
     NUMBER,
@@ -59,10 +59,7 @@ class Shell:
         except OSError:  # the output failed (its reader left, a full disk): the loop ends
             raise  # (a file a command writes fails as a GradcliError, see gradcli.atomic)
         except Exception as exc:  # a bug of ours: short, and the session goes on
-            self.display.error(
-                f"internal error ({type(exc).__name__}: {exc}); the session goes on"
-            )
-            self._bump(1)
+            self.show_error(internal_error(exc, first_line), text, first_line)
         return True
 
     def _execute(self, text: str, first_line: int) -> bool:
@@ -100,20 +97,28 @@ class Shell:
 
     def show(self, results: list[Result], text: str, first_line: int, offset: int = 0) -> None:
         for r in results:
-            if r.error is not None:
-                self.show_error(r.error, text, first_line, offset)
-                continue
-            self._before(r)
-            if r.kind == "assign":
-                self.display.assigned(r.name, r.value)
-            elif r.kind == "define":
-                self.display.defined(r.name)
-            elif r.kind == "grad":
-                self.display.grad(r.value)
-            elif r.kind == "formula":
-                self.display.formulas(r)
-            else:
-                self.display.value(r.value)
+            try:
+                self._show(r, text, first_line, offset)
+            except OSError:  # the output failed: the loop ends
+                raise
+            except Exception as exc:  # a display's bug loses this result, not the next
+                self.show_error(internal_error(exc, r.line), text, first_line, offset)
+
+    def _show(self, r: Result, text: str, first_line: int, offset: int) -> None:
+        if r.error is not None:
+            self.show_error(r.error, text, first_line, offset)
+            return
+        self._before(r)
+        if r.kind == "assign":
+            self.display.assigned(r.name, r.value)
+        elif r.kind == "define":
+            self.display.defined(r.name)
+        elif r.kind == "grad":
+            self.display.grad(r.value)
+        elif r.kind == "formula":
+            self.display.formulas(r)
+        else:
+            self.display.value(r.value)
 
     def _before(self, r: Result) -> None:
         """A result's warnings, before the result, as ``gradcli eval`` prints them."""

@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from typing import IO, TYPE_CHECKING, Any
 
 from ..pipes import write_whole
+from ..render.errors import format_note, format_warning
 
 if TYPE_CHECKING:
     from ..figures import Curves
@@ -136,13 +137,13 @@ class PlainDisplay:
                 self._print(f"  {a.ljust(width)}  {b}".rstrip())
 
     def info(self, text: str) -> None:
-        self._print(text, self.err)
+        self._print(format_note(text), self.err)
 
     def warning(self, text: str) -> None:
-        self._print(f"warning: {text}", self.err)
+        self._print(format_warning(text), self.err)
 
     def error(self, text: str) -> None:
-        self._print(text, self.err)
+        self._print(format_note(text), self.err)
 
 
 class RichDisplay:
@@ -276,10 +277,10 @@ class RichDisplay:
             self._print(table)
 
     def info(self, text: str) -> None:
-        self._print(text, style="dim")
+        self._print(format_note(text), style="dim")
 
     def warning(self, text: str) -> None:
-        self._print(f"warning: {text}", style="yellow")
+        self._print(format_warning(text), style="yellow")
 
     def error(self, text: str) -> None:
-        self._print(text, style="red")
+        self._print(format_note(text), style="red")

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..core.backend import as_numpy
-from ..core.check import agrees, ridders
+from ..core.check import ridders, verdict, verdicts
 from ..core.graph import Variable, no_grad
 from ..lang.evaluate import Evaluator
 from ..results import CheckEntry
@@ -49,10 +49,11 @@ def check_derivatives(session: Session, node: Any, wrt: str, x: Variable, y: Var
     # points where the value is not finite (nan outside the domain, inf at a
     # pole), so neither are the derivatives nor their estimates, are left out
     # of the comparison, unless no point is left
-    undefined = ~np.isfinite(as_numpy(y.data))
+    undefined = ~np.isfinite(as_numpy(ds[0]))
     out = []
     for order in (1, 2):
         auto = as_numpy(ds[order]).astype(np.float64)
+        left_out = None
         if elementwise:
             g = f if x.size != 1 else _summed(f)
             # a step that leaves the domain is the check's doing, not the user's:
@@ -61,32 +62,86 @@ def check_derivatives(session: Session, node: Any, wrt: str, x: Variable, y: Var
                 est, est_err = ridders(g, a, order, session.dtype_type)
             est, est_err = est.reshape(auto.shape), est_err.reshape(auto.shape)
         elif order == 1:
+            sample = _sample(session, a, wrt)
             with np.errstate(all="ignore"):  # as above
-                est, est_err = numerical_gradient(f, a, session.dtype_type,
-                                                  _sample(session, a, wrt))
+                est, est_err = numerical_gradient(f, a, session.dtype_type, sample)
+            left_out = _unsampled(a.shape, sample)
         else:
             continue
-        out.append(_entry(order, auto, est, est_err, session.dtype_type, undefined))
+        out.append(_entry(order, auto, est, est_err, session.dtype_type, undefined,
+                          left_out=left_out))
+    _warn_inconclusive(session, out)
     return out
 
 
+def _unsampled(shape: tuple[int, ...], sample: list[tuple[int, ...]] | None) -> np.ndarray:
+    """The elements a gradient check did not estimate (none: all were)."""
+    out = np.zeros(shape, bool)
+    if sample is not None:
+        out[...] = True
+        for i in sample:
+            out[i] = False
+    return out
+
+
+def _warn_inconclusive(session: Session, entries: list[CheckEntry]) -> None:
+    for entry in entries:
+        message = inconclusive_warning(entry)
+        if message is not None:
+            session.warn(message)
+
+
 def _entry(order: int, auto: np.ndarray, est: np.ndarray, est_err: np.ndarray, dtype: Any,
-           undefined: np.ndarray | None = None, variable: str | None = None) -> CheckEntry:
+           undefined: np.ndarray | None = None, variable: str | None = None,
+           left_out: np.ndarray | None = None) -> CheckEntry:
+    """The check of one order (or partial derivative) over its points: each
+    point's verdict (``core.check.verdicts``), and the verdict over those
+    compared (``core.check.verdict``). Left out of the comparison: points
+    where the value is not finite (``undefined``: nor are the derivatives nor
+    their estimates) and elements a gradient check did not estimate
+    (``left_out``); and, from the errors reported, points with no estimate."""
     err = np.abs(auto - est)
     with np.errstate(all="ignore"):  # a zero derivative has an infinite relative error
         rel = np.where(err == 0, 0.0, err / np.abs(auto))
-    passed = agrees(auto, est, est_err, dtype)
-    # also left out: points where no estimate can be made (the step reaches
-    # past the edge of the domain) and autodiff has a number; a step across
-    # a pole gives a finite, wrong estimate, and fails
-    skip = ~np.isfinite(est) & ~np.isnan(auto)
-    if undefined is not None and undefined.shape == skip.shape:
-        skip |= undefined
-    if skip.any() and not skip.all():
-        err, rel, passed, est_err = err[~skip], rel[~skip], passed[~skip], est_err[~skip]
+    points = verdicts(auto, est, est_err, dtype)
+    skip = np.zeros(points.shape, bool)
+    for mask in (undefined, left_out):
+        if mask is not None and mask.shape == skip.shape:
+            skip |= mask
+    ok = verdict(points[~skip])
+    # the errors over the points with an estimate; a step across a pole gives
+    # a finite, wrong estimate, and counts
+    shown = ~skip & np.isfinite(est)
+    if shown.any() and not shown.all():
+        err, rel, shown_err = err[shown], rel[shown], est_err[shown]
+    else:
+        shown_err = est_err
     return CheckEntry(order=order, autodiff=auto, numerical=est, abs_error=_max(err),
-                      rel_error=_max(rel), est_error=_max(est_err), ok=bool(np.all(passed)),
-                      variable=variable)
+                      rel_error=_max(rel), est_error=_max(shown_err), ok=ok,
+                      variable=variable, est_errors=est_err,
+                      point_ok=np.where(skip, np.nan, points))
+
+
+def inconclusive_warning(entry: CheckEntry) -> str | None:
+    """What a warning says of an inconclusive check; None where it is not."""
+    if entry.ok is not None:
+        return None
+    what = f"order {entry.order}" if entry.variable is None else f"d/d{entry.variable}"
+    points = np.asarray(entry.point_ok, np.float64)
+    unsure = int(np.isnan(points).sum())
+    where = f" at {unsure:,} of {points.size:,} points" if points.size > 1 else ""
+    est = np.asarray(entry.numerical, np.float64)
+    if points.size > 1:
+        why = ("no numerical estimate could be made there, or its error estimate is not "
+               "small against the value")
+    elif not np.isfinite(est).all():
+        why = "no numerical estimate could be made"
+    else:
+        size = float(np.fmax(abs(float(est)), abs(float(entry.autodiff))))
+        why = (f"the numerical estimate's error estimate ({entry.est_error:.3g}) is not "
+               f"small against the value ({size:.3g})")
+    return (f"check {what} is inconclusive{where}: {why}; the derivative is neither "
+            "confirmed nor refuted")
 
 
 def _summed(f: Callable[[np.ndarray], np.ndarray]) -> Callable[[np.ndarray], np.ndarray]:
@@ -144,12 +199,14 @@ def check_gradient(session: Session, node: Any, leaves: dict[str, Variable],
         f = value_function(session, node, name)
         a = as_numpy(leaf.data).astype(np.float64)
         auto = np.asarray(gradient[name], dtype=np.float64)
+        sample = None if a.ndim == 0 else _sample(session, a, name)
         with np.errstate(all="ignore"):  # a step out of the domain is the check's doing
             if a.ndim == 0:
                 est, est_err = ridders(_summed(f), a, 1, session.dtype_type)
             else:
-                est, est_err = numerical_gradient(f, a, session.dtype_type,
-                                                  _sample(session, a, name))
+                est, est_err = numerical_gradient(f, a, session.dtype_type, sample)
         out.append(_entry(1, auto, est.reshape(auto.shape), est_err.reshape(auto.shape),
-                          session.dtype_type, variable=name))
+                          session.dtype_type, variable=name,
+                          left_out=_unsampled(auto.shape, sample)))
+    _warn_inconclusive(session, out)
     return out
