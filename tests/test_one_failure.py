@@ -48,7 +48,7 @@ def test_the_formula_case_of_issue_30_loses_no_statement(capsys):
 
 
 def test_a_renderer_failing_in_eval_loses_no_later_statement(capsys, monkeypatch):
-    monkeypatch.setattr(plain, "render_plain", failing_on(plain.render_plain, "2*3"))
+    monkeypatch.setattr(plain, "plain_pieces", failing_on(plain.plain_pieces, "2*3"))
     code, out, err = eval_(capsys, "--format", "plain", "1+1", "2*3", "k=42", "k")
     assert code == 1
     assert out.split() == ["2", "42"]  # k = 42 is silent, k prints
@@ -56,7 +56,7 @@ def test_a_renderer_failing_in_eval_loses_no_later_statement(capsys, monkeypatch
 
 
 def test_a_renderer_failing_on_standard_input(capsys, monkeypatch):
-    monkeypatch.setattr(plain, "render_plain", failing_on(plain.render_plain, "2*3"))
+    monkeypatch.setattr(plain, "plain_pieces", failing_on(plain.plain_pieces, "2*3"))
     code, out, err = eval_(capsys, "--format", "plain", "-", stdin="1+1\n2*3\nk=42\nk\n",
                            monkeypatch=monkeypatch)
     assert code == 1

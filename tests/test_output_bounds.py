@@ -14,11 +14,12 @@ import numpy as np
 import pytest
 
 from gradcli.errors import LimitError
+from gradcli.limits import FORMATS
 from gradcli.render.csv import CsvRenderer
 from gradcli.render.json import json_pieces, render_json
 from gradcli.render.latex import latex_pieces, render_latex
 from gradcli.render.numbers import CHUNK, empty_text, format_value, value_pieces
-from gradcli.render.output import FORMATS, Output
+from gradcli.render.output import Output
 from gradcli.render.plain import RenderOptions, plain_pieces, render_plain
 from gradcli.session import EvalOptions, Session
 
