@@ -89,7 +89,8 @@ def run_curve(args: Any, after_dashes: list[str]) -> int:
 
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", RuntimeWarning)
-                lines = write_curve(data, args.output, marks)
+                lines = write_curve(data, args.output, marks) if marks else \
+                    write_curve(data, args.output)
             for line in lines:
                 out.note(line)
         else:
