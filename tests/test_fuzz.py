@@ -53,14 +53,14 @@ def test_the_fuzzer_sees_an_internal_error_and_a_lost_line(monkeypatch):
     fuzz = load_fuzz()
     from gradcli.render import plain
 
-    real = plain.render_plain
+    real = plain.plain_pieces
 
     def render(res, *args, **kwargs):  # type: ignore[no-untyped-def]
         if res.input == "2*3":
             raise RuntimeError("boom")
         return real(res, *args, **kwargs)
 
-    monkeypatch.setattr(plain, "render_plain", render)
+    monkeypatch.setattr(plain, "plain_pieces", render)
     res = fuzz.run_in_process(["eval", "--format", "plain", "2*3", fuzz.SENTINEL], b"")
     assert "internal error (RuntimeError: boom)" in res["err"]
     assert fuzz.SENTINEL in res["out"] and res["code"] == 1
