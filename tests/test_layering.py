@@ -81,7 +81,7 @@ def _package_imports(path: pathlib.Path) -> set[str]:
 
 
 LAYERS = {
-    "__init__": 0, "errors": 0, "record": 0, "pipes": 0, "limits": 0,
+    "__init__": 0, "errors": 0, "record": 0, "pipes": 0, "limits": 0, "rules": 0,
     "asked": 1, "atomic": 1, "core": 1,
     "lang": 2,
     "formula": 3, "figures": 3,
@@ -196,13 +196,8 @@ def test_the_cycle_finder_finds_a_circle_through_a_lazy_import() -> None:
     assert "gradcli.session.curves" in edges["gradcli.session.session"]
 
 
-# lang's evaluator, its Calculus mixin and the namespace: the one resolver of
-# issue 29 (branch resolver) replaces the mixin; drop this entry with it
-LANG_MIXIN = ["gradcli.lang.calculus", "gradcli.lang.evaluate", "gradcli.lang.namespace"]
-
-
 def test_no_import_circle_in_gradcli() -> None:
-    assert [c for c in cycles(import_graph()) if c != LANG_MIXIN] == []
+    assert cycles(import_graph()) == []
 
 
 def test_ci_runs_the_readme_test_command() -> None:

@@ -44,10 +44,6 @@ ALLOWED_UNTIL_FIXED: frozenset[tuple[str, str]] = frozenset({
     # core/shapes.py (bounds helper)
     ("core/mixing.py", "gradcli.core.shapes._Extreme"),
     ("core/ops.py", "gradcli.core.shapes._fit_data"),
-    # lang/calculus.py (resolver helper)
-    ("lang/evaluate.py", "gradcli.lang.calculus._located"),
-    ("lang/evaluate.py", "gradcli.lang.calculus._position"),
-    ("lang/evaluate.py", "gradcli.lang.calculus._to_int"),
     # render/numbers.py (bounds helper)
     ("render/csv.py", "gradcli.render.numbers._texts"),
 })

@@ -95,6 +95,8 @@ class Result(Record, mutable=True):
                 err["line"] = self.error.line
                 err["column"] = self.error.column
             out["error"] = err
+            if self.kind == "formula":  # the formulas that fit before the error
+                return {"input": self.input, **self.formula_dict(), "error": err}
             return out
         if self.kind == "formula":
             return {**out, **self.formula_dict()}

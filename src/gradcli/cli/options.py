@@ -28,6 +28,7 @@ from ..limits import (
     METHODS,
     ROOT_POINTS,
 )
+from ..rules import CHECK_ESTIMATE, CHECK_PASS_RULE, SERIES_ABOUT
 from .input import UsageProblem, split_at
 
 __all__ = ["COMMANDS", "MAX_DIGITS", "MAX_ORDER", "Parser", "build", "top_help", "usage_error"]
@@ -48,12 +49,19 @@ HELP = ("-h", "--help")
 TOP_OPTIONS = {VERSION: "Print the version and exit.", "-h, --help": "Show this message and exit."}
 TOP_USAGE = "gradcli [OPTIONS] COMMAND [ARGS]..."
 
-CHECK_HELP = (
-    "Compare the derivatives of order 1 and 2 with central differences: "
-    "step h = eps^(1/3)*max(1,|a|) for order 1 and eps^(1/4)*max(1,|a|) for order 2 "
-    "(eps the dtype's machine epsilon, a the point); a derivative passes when "
-    "|autodiff - estimate| <= 1e-5 + 1e-4*|autodiff|. Exit status 3 when one fails."
-)
+
+
+def check_help() -> str:
+    """--check's help, in the words of the rule core.check applies (gradcli.rules)."""
+    return (f"Compare the derivatives of order 1 and 2 with numerical estimates by "
+            f"{CHECK_ESTIMATE} (est_error: the estimate's own error bound); a derivative passes "
+            f"when {CHECK_PASS_RULE} (eps the dtype's machine epsilon). "
+            "Exit status 3 when one fails.")
+
+
+def series_help() -> str:
+    """--series' help, in the words of the rule session.expression applies."""
+    return f"The Taylor polynomial of degree N {SERIES_ABOUT}.  [0 to {MAX_ORDER}]"
 
 TOP_DESCRIPTION = """\
   gradcli: a differentiation calculator. Values, derivatives of any order,
@@ -229,11 +237,11 @@ def eval_parser() -> Parser:
              help=f"Print the derivatives of orders 0..N.  [default: 0; 0 to {MAX_ORDER}]")
     p.option("--grad", action="store_true",
              help="The gradient: the partial derivatives by each variable the expression uses.")
-    p.option("--check", action="store_true", help=CHECK_HELP)
+    p.option("--check", action="store_true", help=check_help())
     _settings(p, "Taylor-mode propagation, repeated backprop, or auto "
               "(both give the same numbers).")
     p.option("--series", type=whole("--series", 0, MAX_ORDER), metavar="N",
-             help=f"The Taylor polynomial of degree N about the point.  [0 to {MAX_ORDER}]")
+             help=series_help())
     p.option("--formula", action="store_true",
              help="Print the formulas of the value and derivatives beside the numbers "
              "(without a value for the variable, --order prints formulas anyway).")

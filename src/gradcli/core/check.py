@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 
 from ..record import Record
+from ..rules import AUTODIFF_ULPS
 from .backend import as_numpy, get_array_module
 from .graph import Variable, as_variable, no_grad
 
@@ -268,13 +269,13 @@ def ridders(f: Callable[[Any], Any], a: Any, order: int,
 
 
 def agrees(autodiff: Any, estimate: Any, est_error: Any, dtype: Any = np.float64) -> Any:
-    """The --check rule, elementwise: |autodiff - estimate| <= est_error +
+    """The --check rule (rules.CHECK_PASS_RULE), elementwise: |autodiff - estimate| <= est_error +
     32 eps |autodiff|, eps the dtype's machine epsilon (the second term is
     autodiff's own rounding). nan never passes, nor an infinite autodiff value."""
     autodiff, estimate = np.asarray(autodiff, np.float64), np.asarray(estimate, np.float64)
     eps = float(np.finfo(dtype).eps)
     with np.errstate(invalid="ignore"):
-        close = np.abs(autodiff - estimate) <= est_error + 32 * eps * np.abs(autodiff)
+        close = np.abs(autodiff - estimate) <= est_error + AUTODIFF_ULPS * eps * np.abs(autodiff)
     return close & np.isfinite(autodiff)
 
 

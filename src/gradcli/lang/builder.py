@@ -20,6 +20,7 @@ from gradcli.lang.ast import (
     Unary,
 )
 from gradcli.lang.lalr import Token
+from gradcli.lang.names import exponent_meant
 
 
 class Origin(threading.local):
@@ -87,6 +88,16 @@ class Builder:
     def power(self, c: list) -> Power:
         first = c[0]
         return Power(tuple(c), first.line, first.column)
+
+    def superscript(self, c: list) -> Power:
+        """x² is x^2 and x⁻¹ is x^-1: a typeset exponent is a power."""
+        base, token = c
+        line, column = at(token)
+        digits = exponent_meant(str(token))
+        exponent: Node = Num(digits.lstrip("-"), line, column)
+        if digits.startswith("-"):
+            exponent = Unary("-", exponent, line, column)
+        return Power((base, exponent), base.line, base.column)
 
     def index(self, c: list) -> Index:
         target = c[0]  # c[1] is the '[' token, kept for positions

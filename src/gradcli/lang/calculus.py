@@ -1,9 +1,11 @@
 """Derivatives inside the language: ``diff``, ``f'``, and ``grad``.
 
-A mixin of the Evaluator: differentiation needs its name layers (``diff``
-binds its variable for the body), and its results are Variables the rest of
-the expression goes on with. ``grad`` lives here beside ``diff``: both are
-special forms that differentiate by names.
+The Evaluator's differentiation, an object it owns: it reads names through
+the evaluator's scopes (``diff`` binds its variable for the body), checks
+arguments by the shared resolver's rules, and its results are Variables the
+rest of the expression goes on with. At the top level the derivative engine
+(``core.method.Derivatives``, Taylor mode where it applies) gives numbers;
+inside another differentiation, backprop keeps a graph.
 """
 
 from __future__ import annotations
@@ -12,72 +14,49 @@ import math
 from typing import TYPE_CHECKING, Any
 
 from ..core import derivatives
+from ..core.backend import get_array_module
 from ..core.derivatives import graph_size, mixed_warning, nested_derivative, summed_warning
 from ..core.graph import Constant, Variable, using_config
+from ..core.method import Derivatives, undefined_where_nan
 from ..core.ops import add
-from ..core.registry import REGISTRY
-from ..errors import ArityError, GradcliError, LimitError, MathError, UnknownNameError
-from .ast import Call, Name, Prime, free_names
+from ..errors import GradcliError, LimitError, MathError, UnknownNameError
+from .ast import Call, Prime, free_names
+from .resolve import MAX_ORDER, SPECIAL_FORMS, located, position
 
 if TYPE_CHECKING:
-    from .evaluate import Context, Definition
+    from .resolve import Definition, Resolver
 
-from ..limits import MAX_ORDER
+    class Evaluator(Resolver[Variable]):
+        """What Calculus reads of lang.evaluate.Evaluator (named here, not
+        imported: the evaluator imports this module)."""
 
-SPECIAL_FORMS: dict[str, tuple[str, str]] = {
-    "diff": ("diff(expr, x[, n[, a]])", "n-th derivative of expr by x (at x = a)"),
-    "grad": ("grad(expr[, x, y...])", "all partial derivatives, as name: value"),
-}
+        ctx: Any
 
+        def leaf(self, name: str) -> Variable | None: ...
 
-def _position(node: Any) -> tuple[int | None, int | None]:
-    line = getattr(node, "line", 0)
-    return (line, node.column) if line else (None, None)
-
-
-def _located(err: GradcliError, node: Any) -> GradcliError:
-    return err.at(*_position(node))
+__all__ = ["MAX_ORDER", "SPECIAL_FORMS", "Calculus", "to_int"]
 
 
 class Calculus:
-    """The Evaluator's differentiation (see lang.evaluate.Evaluator)."""
+    """``diff``, ``f'`` and ``grad`` for one Evaluator."""
 
-    ctx: Context
-    keep_graph: bool
-    nodes_spent: int
-    diff_depth: int
-    layers: list[tuple[dict[str, Variable], bool]]
-
-    def eval(self, node: Any) -> Variable:  # the Evaluator's
-        raise NotImplementedError
-
-    def leaf(self, name: str) -> Variable | None:  # the Evaluator's
-        raise NotImplementedError
-
-    def binding(self, name: str) -> tuple[dict[str, Variable], bool] | None:  # the Evaluator's
-        raise NotImplementedError
-
-    def call_defined(self, definition: Definition, args: list[Variable],
-                     node: Any) -> Variable:  # the Evaluator's
-        raise NotImplementedError
-
-    def unknown(self, name: str, node: Any, what: str = "name") -> UnknownNameError:
-        raise NotImplementedError
+    def __init__(self, ev: Evaluator, engine: Derivatives, keep_graph: bool = False) -> None:
+        """``keep_graph``: the caller will differentiate the result again, so
+        a ``diff`` or ``f'`` inside it must stay a graph, not become numbers."""
+        self.ev = ev
+        self.engine = engine
+        self.keep_graph = keep_graph
+        self.nodes_spent = 0  # by the nested derivatives of this statement
+        self.diff_depth = 0
 
     def _order(self, node: Any, what: str) -> int:
         try:
-            n = _to_int(self.eval(node), what)
+            n = to_int(self.ev.eval(node), what)
         except GradcliError as err:
             if err.column is None:  # "not a whole number": the argument's own place
-                err.at(*_position(node))
+                err.at(*position(node))
             raise
-        if n < 0:
-            raise MathError(f"{what} must not be negative, got {n}").at(*_position(node))
-        if n > MAX_ORDER:
-            raise LimitError(
-                f"{what} {n} is above the limit of {MAX_ORDER}"
-            ).at(*_position(node))
-        return n
+        return self.ev.order_in_range(n, node, what)
 
     @staticmethod
     def _point(v: Variable, name: str | None, own: bool = False) -> Variable:
@@ -85,7 +64,7 @@ class Calculus:
         # that depends on outer variables stays in the graph (chain rule), as a
         # node of its own: differentiating by the variable it is computed from
         # would also move that variable where the body uses it (diff(x*y, y, 1, x)
-        # gave 2x, not x). A variable that is its ``own`` point (diff(x^3, x),
+        # is x). A variable that is its ``own`` point (diff(x^3, x),
         # sin'(x)) is differentiated by itself: no node x + 0 in plots.
         if type(v) is Constant:
             return Variable(v.data, name=name)
@@ -95,98 +74,69 @@ class Calculus:
         point.name = name
         return point
 
-    def _diff(self, node: Call) -> Variable:
-        args = node.args
-        if not 2 <= len(args) <= 4:
-            raise ArityError(
-                f"diff takes 2 to 4 arguments: {SPECIAL_FORMS['diff'][0]}; got {len(args)}"
-            ).at(*_position(node))
-        var = args[1]
-        if not isinstance(var, Name):
-            raise MathError(
-                "diff: the second argument must be a variable name, as in diff(x^2, x)"
-            ).at(*_position(var))
-        if var.id in REGISTRY or var.id in SPECIAL_FORMS or var.id in self.ctx.functions:
-            # diff(sin(1), sin, 1, 2) bound 'sin' as a variable no call reads: 0
-            raise MathError(f"diff: cannot differentiate by the function '{var.id}'").at(
-                *_position(var))
-        order = self._order(args[2], "diff: the order") if len(args) > 2 else 1
-        if len(args) == 4:
-            point = self._point(self.eval(args[3]), var.id)
+    def diff(self, node: Call) -> Variable:
+        ev = self.ev
+        args = ev.diff_args(node)
+        var = args.var
+        order = self._order(args.order, "diff: the order") if args.order is not None else 1
+        if args.point is not None:
+            point = self._point(ev.eval(args.point), var.id)
         else:
-            found = self.leaf(var.id)
+            found = ev.leaf(var.id)
             if found is None:
                 raise UnknownNameError(
                     f"'{var.id}' has no value; give the point: "
                     f"diff(expr, {var.id}, n, a)"
-                ).at(*_position(var))
+                ).at(*position(var))
             # a parameter is a node apart from the argument it is bound to, or
-            # whatever else reads that argument would move with it: g(t) =
-            # diff(t*x, t) gave 2x for g(x), and k(t, s) = diff(t*s, t) 2t for k(t, t)
-            bound = self.binding(var.id)
+            # whatever else reads that argument would move with it (g(t) =
+            # diff(t*x, t) makes g(x) x; k(t, s) = diff(t*s, t) makes k(t, t) t)
+            bound = ev.binding(var.id)
             point = self._point(found, var.id, own=bound is None or not bound[1])
-        self._value_not_formula(args[0], var.id)
-        return self.differentiate(args[0], var.id, point, order, node)
+        self._value_not_formula(args.body, var.id)
+        return self.differentiate(args.body, var.id, point, order, node)
 
     def _value_not_formula(self, body: Any, var: str) -> None:
         """A note for diff(y, x) where y was assigned from x (y = x^2): y holds
         the number, so its derivative is 0, which is right but seldom meant."""
-        reads = free_names(body, self.ctx.functions)
+        reads = free_names(body, self.ev.functions)
         if var in reads:
             return
-        held = [n for n in reads if n in self.ctx.values and n != "ans"]
+        held = [n for n in reads if n in self.ev.values and n != "ans"]
         if held:
             name = held[0]
-            self.ctx.warn(f"'{name}' holds a value, not a formula in {var}, so its derivative "
+            self.ev.ctx.warn(f"'{name}' holds a value, not a formula in {var}, so its derivative "
                           f"by {var} is 0; to differentiate a formula, define a function: "
                           f"{name}({var}) = ...")
 
     def differentiate(self, body: Any, name: str, point: Variable, order: int,
                       node: Any) -> Variable:
-        self.layers.append(({name: point}, False))
         self.diff_depth += 1
         try:
             # A derivative needs the graph even where the caller evaluates
             # without one (the central differences of --check).
-            with using_config("enable_backprop", True):
-                y = self.eval(body)
+            with self.ev.scope({name: point}), using_config("enable_backprop", True):
+                y = self.ev.eval(body)
         finally:
             self.diff_depth -= 1
-            self.layers.pop()
         try:
             return self.derivative(y, point, order)
         except GradcliError as err:
-            raise _located(err, node) from None
+            raise located(err, node) from None
 
-    def _prime(self, node: Prime) -> Variable:
-        definition = self.ctx.functions.get(node.func)
-        entry = REGISTRY.get(node.func)
-        if definition is None and (entry is None or entry.kind != "elementwise"):
-            if entry is not None or node.func in SPECIAL_FORMS:
-                raise MathError(
-                    f"{node.func}' needs a function of one variable"
-                    + ("; write diff(expr, x, n)" if node.func in SPECIAL_FORMS else "")
-                ).at(*_position(node))
-            if self.leaf(node.func) is not None:
-                raise MathError(f"'{node.func}' is a variable, not a function").at(
-                    *_position(node))
-            raise self.unknown(node.func, node, "function")
-        if len(node.args) != 1 or (definition is not None and len(definition.params) != 1):
-            raise ArityError(
-                f"{node.func}{chr(39) * node.order}(a) needs a function of one variable "
-                "and one argument"
-            ).at(*_position(node))
-        # a built-in has no parameter name: its point is unnamed (it was "x", a second
-        # node labelled x beside the user's x in sin'(x)'s graph)
+    def prime(self, node: Prime) -> Variable:
+        definition, entry = self.ev.prime_target(node)
+        # a built-in has no parameter name: its point is unnamed, so sin'(x)'s
+        # graph has one node labelled x, the user's
         param = definition.params[0] if definition is not None else None
         # a built-in reads nothing but its argument: x can be its own point; a
         # defined function's body may read x besides (f(t) = t*x: f'(x) is x)
-        point = self._point(self.eval(node.args[0]), param, own=definition is None)
+        point = self._point(self.ev.eval(node.args[0]), param, own=definition is None)
         self.diff_depth += 1
         try:
             with using_config("enable_backprop", True):
                 if definition is not None:
-                    y = self.call_defined(definition, [point], node)
+                    y = self.ev.call_defined(definition, [point], node)
                 else:
                     y = entry.call(point)
         finally:
@@ -194,7 +144,7 @@ class Calculus:
         try:
             return self.derivative(y, point, node.order)
         except GradcliError as err:
-            raise _located(err, node) from None
+            raise located(err, node) from None
 
     def derivative(self, y: Variable, x: Variable, order: int) -> Variable:
         """The order-th derivative of y by x, as a Variable.
@@ -209,7 +159,7 @@ class Calculus:
             # the session's derivatives warn themselves
             message = summed_warning(y, x) or mixed_warning(y, x)
             if message is not None:
-                self.ctx.warn(message)
+                self.ev.ctx.warn(message)
             # one budget for the statement: each diff of a nested diff starts from a
             # graph about 3 times the last, so it is the total that grows
             left = derivatives.BACKPROP_MAX_NODES - self.nodes_spent
@@ -221,48 +171,116 @@ class Calculus:
                     f"nested derivatives have grown past {derivatives.BACKPROP_MAX_NODES:,} "
                     "graph nodes "
                     "in all; for an n-th derivative write diff(expr, x, n)")
+            xp = get_array_module(d.data)
+            if not (bool(xp.isnan(d.data).any()) or bool(xp.isnan(y.data).any())):
+                return d
+            # Taylor mode's numbers where backprop's are nan at a removable
+            # singularity (diff(2x/x, x) at 0), and nan where the value, its
+            # limit included, is nan: as diff at the top level gives them. The
+            # graph stays, for the derivatives taken of it.
+            rows = None if self.engine.method == "backprop" else self._quietly(
+                lambda: undefined_where_nan(self.engine.orders(y, x, order)))
+            if rows is not None and rows[-1].shape == d.shape:
+                patched = xp.where(xp.isnan(d.data), rows[-1], d.data)
+                patched = xp.where(xp.isnan(rows[-1]), xp.nan, patched)
+                if d.creator is None:  # a leaf may be shared: a new one
+                    return Constant(patched)
+                d.data = patched
+            elif d.shape == y.shape:  # a value that is nan has no derivatives
+                d = d + Constant(xp.where(xp.isnan(y.data), xp.nan, 0.0))
             return d
-        return Constant(self.ctx.derivatives(y, x, order)[-1])
+        # a value that is nan has no derivatives, whatever it depends on
+        return Constant(undefined_where_nan(self.engine.orders(y, x, order))[-1])
+
+    def _quietly(self, work: Any) -> Any:
+        """``work()`` by the engine, its method and notes left as they were (a
+        number taken on the side); None where it fails."""
+        used, notes = self.engine.used, len(self.engine.notes)
+        try:
+            return work()
+        except GradcliError:
+            return None
+        finally:
+            self.engine.used = used
+            del self.engine.notes[notes:]
+
+    def limit(self, y: Variable, leaves: list[Variable]) -> Any:
+        """y's values, with its limit where it is nan and a limit exists along one
+        of ``leaves`` (sin(x)/x at 0 is 1): Taylor mode's value, the one
+        ``--order`` prints. Only an explicit backprop keeps the nan."""
+        xp = get_array_module(y.data)
+        bad = xp.isnan(y.data)
+        if self.engine.method == "backprop" or y.creator is None or not bool(bad.any()):
+            return y.data
+        value = y.data
+        for x in leaves:
+            if type(x) is Constant or not x.data.size:
+                continue
+            row = self._quietly(lambda x=x: self.engine.orders(y, x, 1)[0])
+            if row is not None and row.shape == value.shape:
+                value = xp.where(bad, row, value)
+                bad = xp.isnan(value)
+                if not bool(bad.any()):
+                    break
+        return value
+
+    def call_limit(self, definition: Definition, args: list[Variable], node: Any,
+                   y: Variable) -> Variable:
+        """f(a) for f(t) = sin(t)/t where a is 0: its limit, as f(t) at t = a has
+        it (see ``limit``), taken along each parameter in turn. A result that
+        is a graph keeps it: only its values change (what is differentiated
+        is the graph, whose own derivatives Taylor mode takes)."""
+        xp = get_array_module(y.data)
+        if self.engine.method == "backprop" or not bool(xp.isnan(y.data).any()):
+            return y
+        value = y.data
+        for i, arg in enumerate(args):
+            if arg.data.dtype.kind != "f":
+                continue
+            x = Variable(arg.data, name=definition.params[i])
+            points = [Constant(a.data) for a in args]
+            points[i] = x
+            with using_config("enable_backprop", True):
+                fx = self.ev.call_defined(definition, points, node)
+            limit = self.limit(fx, [x])
+            if limit.shape == value.shape:
+                value = xp.where(xp.isnan(value), limit, value)
+            if not bool(xp.isnan(value).any()):
+                break
+        if type(y) is Constant:
+            return Constant(value)
+        y.data = value
+        return y
 
     def gradient(self, node: Call, variables: list[str]) -> tuple[Variable, dict[str, Variable]]:
         """``grad(expr[, x, y...])``: the expression's value and the leaves it is
         differentiated by (the names written, else ``variables``), checked."""
-        if not node.args:
-            raise ArityError("grad takes at least 1 argument: grad(expr[, x, y...]); got 0").at(
-                node.line, node.column)
-        body, var_nodes = node.args[0], node.args[1:]
-        for v in var_nodes:
-            if not isinstance(v, Name):
-                raise MathError("grad: variables must be names, as in grad(x*y, x, y)").at(
-                    v.line, v.column)
-            if v.id in REGISTRY or v.id in SPECIAL_FORMS or v.id in self.ctx.functions:
-                raise MathError(f"grad: cannot differentiate by the function '{v.id}'").at(
-                    v.line, v.column)
+        ev = self.ev
+        body, var_nodes = ev.grad_args(node)
         names = [v.id for v in var_nodes] or variables
         leaves = {}
         written = {v.id: v for v in reversed(var_nodes)}  # each name's first place
         for name in names:
-            leaf = self.leaf(name)
+            leaf = ev.leaf(name)
             if leaf is None:
                 if name not in written:
-                    self.eval(body)  # says which name, where the body uses it
-                raise self.unknown(name, written.get(name))
+                    ev.eval(body)  # says which name, where the body uses it
+                raise ev.unknown(name, written.get(name))
             leaves[name] = leaf
-        y = self.eval(body)  # first: a name without a value is reported as such
+        y = ev.eval(body)  # first: a name without a value is reported as such
         if not names:
             raise MathError("grad: the expression has no variable to differentiate by").at(
-                node.line, node.column)
+                *position(node))
         for leaf in leaves.values():
             message = summed_warning(y, leaf)
             if message is not None:
-                self.ctx.warn(message)
+                ev.ctx.warn(message)
         return y, leaves
 
 
-
-def _to_int(v: Variable, what: str) -> int:
+def to_int(v: Variable, what: str) -> int:
     data = v.data
-    if data.ndim:  # [0] too: v[[0]] read as v[0] gave a number where NumPy gives [v0]
+    if data.ndim:  # [0] too: NumPy reads v[[0]] as [v0], not v[0]
         raise MathError(f"{what} must be a single whole number, got shape {data.shape}")
     f = float(data.reshape(()))
     if not math.isfinite(f) or f != int(f):

@@ -21,18 +21,10 @@ import numpy as np
 from ..core import functions as _functions  # noqa: F401 - fills the registry
 from ..core.derivatives import BACKPROP_MAX_NODES, nested_derivative
 from ..core.graph import Constant, Variable, no_grad
+from ..core.method import Derivatives
 from ..core.ops import MAX_ELEMENTS, check_size, get_item, matmul
-from ..core.registry import REGISTRY, closest
 from ..core.stack import stack
-from ..errors import (
-    ArityError,
-    GradcliError,
-    LimitError,
-    MathError,
-    UnknownNameError,
-)
-from ..record import Record
-from . import ast
+from ..errors import GradcliError, LimitError, MathError, UnknownNameError
 from .ast import (
     Array,
     Call,
@@ -47,27 +39,25 @@ from .ast import (
     Unary,
     free_names,
 )
-from .calculus import MAX_ORDER, SPECIAL_FORMS, Calculus, _located, _position, _to_int
-from .names import literal_meant, nonzero_digits, power_meant
-from .namespace import CONSTANT_ALIASES, CONSTANTS, Namespace
+from .calculus import Calculus, to_int
+from .names import literal_meant, nonzero_digits
+from .namespace import CONSTANT_ALIASES, CONSTANTS
+from .resolve import (
+    CONSTANT,
+    FUNCTION,
+    MAX_CALL_DEPTH,
+    MAX_ORDER,
+    SPECIAL_FORMS,
+    VALUE,
+    Definition,
+    Resolver,
+    located,
+    position,
+)
 
-MAX_CALL_DEPTH = 64
 MAX_STEPS = 250_000
 """Syntax-tree nodes one statement may evaluate (about 2 s): a budget for the
 forward pass, as repeated backprop has one for its graphs."""
-
-
-class Definition(Record):
-    """A user function ``f(x, y) = body``."""
-
-    name: str
-    params: tuple[str, ...]
-    body: ast.Node
-    source: str
-
-    @property
-    def signature(self) -> str:
-        return f"{self.name}({', '.join(self.params)})"
 
 
 class Context(Protocol):
@@ -76,10 +66,9 @@ class Context(Protocol):
     values: Mapping[str, Any]
     functions: Mapping[str, Definition]
     no_ans: str | None  # why ans has no value, when a result left none
+    engine: Derivatives  # takes the derivatives at the top level
 
     def constant(self, value: float, text: str | None = None) -> Any: ...
-
-    def derivatives(self, y: Variable, x: Variable, order: int) -> list[Any]: ...
 
     def warn(self, message: str) -> None: ...
 
@@ -92,8 +81,8 @@ def _fold(op: Callable[..., Variable], *args: Variable) -> Variable:
     return op(*args)
 
 
-class Evaluator(Calculus):
-    """Evaluates one statement's expressions against a Context."""
+class Evaluator(Resolver[Variable]):
+    """Evaluates one statement's expressions against a Context: each node a Variable."""
 
     def __init__(self, ctx: Context, keep_graph: bool = False,
                  constants: frozenset[str] = frozenset(),
@@ -105,18 +94,13 @@ class Evaluator(Calculus):
         stand in for the session's for this evaluation only (a point of
         --check's differences, a block of a large array); the session's own
         values are never written."""
-        self.ctx = ctx
-        self.values: Mapping[str, Any] = (
+        values: Mapping[str, Any] = (
             ChainMap(dict(overlay), ctx.values) if overlay else ctx.values)  # type: ignore[arg-type]
+        super().__init__(values, ctx.functions, ctx.no_ans)
+        self.ctx = ctx
         self.steps = 0  # nodes evaluated, against MAX_STEPS
-        self.calling: list[str] = []  # the defined functions being called, outermost first
         self.constants = constants
-        self.nodes_spent = 0  # by the nested derivatives of this statement
-        self.keep_graph = keep_graph
-        # Each layer: (names -> Variables, is_function_layer).
-        self.layers: list[tuple[dict[str, Variable], bool]] = [({}, False)]
-        self.diff_depth = 0
-        self.call_depth = 0
+        self.calculus = Calculus(self, ctx.engine, keep_graph)
         self._dispatch: dict[type, Callable[[Any], Variable]] = {
             Num: self._num,
             Name: self._name,
@@ -132,53 +116,26 @@ class Evaluator(Calculus):
 
     # --- names -----------------------------------------------------------------
 
-    def binding(self, name: str) -> tuple[dict[str, Variable], bool] | None:
-        """(the layer binding ``name`` here, whether it is a call's parameters), or None."""
-        seen_function = False
-        for names, is_function in reversed(self.layers):
-            if is_function:
-                if seen_function:
-                    continue  # a caller's parameters are not visible to the callee
-                seen_function = True
-            if name in names:
-                return names, is_function
-        return None
-
     def leaf(self, name: str) -> Variable | None:
         """The Variable ``name`` means here, or None if it has no value."""
-        bound = self.binding(name)
+        bound = self.bound(name)
         if bound is not None:
-            return bound[0][name]
-        value = self.values.get(name)
-        if value is not None:
-            v = (Constant if name in self.constants else Variable)(value, name=name)
+            return bound
+        kind = self.lookup(name)
+        if kind == VALUE:
+            v = (Constant if name in self.constants else Variable)(self.values[name], name=name)
             self.layers[0][0][name] = v
             return v
-        if name in CONSTANTS:
+        if kind == CONSTANT:
             return Constant(self.ctx.constant(CONSTANTS[name]).data, name=name)
         return None
 
-    def known_names(self) -> list[str]:
-        names = Namespace(self.values, self.ctx.functions)
-        return names.known(name for layer, _ in self.layers for name in layer)
+    def statement_leaves(self) -> list[Variable]:
+        """The leaves made for this statement from the session's values."""
+        return list(self.layers[0][0].values())
 
-    def unknown(self, name: str, node: Any, what: str = "name") -> UnknownNameError:
-        if name == "ans":
-            why = self.ctx.no_ans
-            message = f"'ans' has no value: {why}" if why else \
-                "'ans' has no value yet: it is the last result"
-            return UnknownNameError(message).at(
-                *_position(node)
-            )  # type: ignore[return-value]
-        hint = power_meant(name, CONSTANT_ALIASES) or closest(
-            name, self.known_names(), CONSTANT_ALIASES)
-        if not hint and what == "name":
-            err = UnknownNameError.hinted(f"unknown {what} '{name}'; it has no value: {{value}}",
-                                          name)
-        else:
-            suffix = f"; did you mean {hint}?" if hint else ""
-            err = UnknownNameError(f"unknown {what} '{name}'{suffix}")
-        return err.at(*_position(node))  # type: ignore[return-value]
+    def gradient(self, node: Call, variables: list[str]) -> tuple[Variable, dict[str, Variable]]:
+        return self.calculus.gradient(node, variables)
 
     # --- expressions -----------------------------------------------------------
 
@@ -194,7 +151,7 @@ class Evaluator(Calculus):
                 f"evaluating this statement takes more than {MAX_STEPS:,} steps (calls "
                 "nested in calls multiply the work); simplify it")
             err.whole_statement = True  # not one function's failing: no "in f(t): "
-            raise err.at(*_position(node))
+            raise err.at(*position(node))
         return method(node)
 
     def _num(self, node: Num) -> Variable:
@@ -210,10 +167,8 @@ class Evaluator(Calculus):
     def _name(self, node: Name) -> Variable:
         v = self.leaf(node.id)
         if v is None:
-            if Namespace(self.values, self.ctx.functions).is_function(node.id):
-                raise MathError(
-                    f"'{node.id}' is a function; call it with arguments, e.g. {node.id}(x)"
-                ).at(*_position(node))
+            if self.lookup(node.id) == FUNCTION:
+                raise self.not_a_value(node)
             raise self.unknown(node.id, node)
         return v
 
@@ -224,7 +179,7 @@ class Evaluator(Calculus):
             try:
                 acc = _fold(_BINARY[op], acc, rhs)
             except GradcliError as err:
-                raise _located(err, operand) from None
+                raise located(err, operand) from None
         return acc
 
     def _power(self, node: Power) -> Variable:
@@ -234,7 +189,7 @@ class Evaluator(Calculus):
             try:
                 acc = self._pow(base, acc)
             except GradcliError as err:
-                raise _located(err, base_node) from None
+                raise located(err, base_node) from None
         return acc
 
     @staticmethod
@@ -263,7 +218,7 @@ class Evaluator(Calculus):
         try:
             return _fold(lambda a, b: a * b, number, operand)
         except GradcliError as err:
-            raise _located(err, node) from None
+            raise located(err, node) from None
 
     def _index(self, node: Index) -> Variable:
         target = self.eval(node.target)
@@ -271,19 +226,19 @@ class Evaluator(Calculus):
         for item in node.indices:
             if isinstance(item, Slice):
                 parts = [
-                    None if p is None else _to_int(self.eval(p), "a slice bound")
+                    None if p is None else to_int(self.eval(p), "a slice bound")
                     for p in (item.start, item.stop, item.step)
                 ]
                 if parts[2] == 0:
-                    raise MathError("slice step must not be zero").at(*_position(item))
+                    raise MathError("slice step must not be zero").at(*position(item))
                 index.append(slice(*parts))
             else:
                 try:
-                    index.append(_to_int(self.eval(item), "an index"))
+                    index.append(to_int(self.eval(item), "an index"))
                 except GradcliError as err:
-                    raise _located(err, item) from None
+                    raise located(err, item) from None
         key = index[0] if len(index) == 1 else tuple(index)
-        bracket = node.bracket if node.bracket[0] else _position(node)
+        bracket = node.bracket if node.bracket[0] else position(node)
         if target.ndim < len(index):
             raise MathError(
                 f"too many indices ({len(index)}) for an array of shape {target.shape}"
@@ -303,67 +258,30 @@ class Evaluator(Calculus):
                 check_size((len(items), *items[0].shape), "an array")
             return _fold(lambda *xs: stack(list(xs)), *items)
         except GradcliError as err:
-            raise _located(err, node) from None
+            raise located(err, node) from None
 
     # --- calls -----------------------------------------------------------------
 
     def _call(self, node: Call) -> Variable:
-        name = node.func
-        if name == "diff":
-            return self._diff(node)
-        if name == "grad":
+        if node.func == "diff":
+            return self.calculus.diff(node)
+        if node.func == "grad":
             raise MathError(
                 "grad(...) gives one value per variable; use it as a whole statement"
-            ).at(*_position(node))
-        definition = self.ctx.functions.get(name)
-        if definition is not None:
-            args = [self.eval(a) for a in node.args]
-            return self.call_defined(definition, args, node)
-        entry = REGISTRY.get(name)
-        if entry is None:
-            if self.leaf(name) is not None:
-                raise MathError(f"'{name}' is a variable, not a function").at(*_position(node))
-            raise self.unknown(name, node, "function")
-        try:
-            entry.check_arity(len(node.args))
-        except ArityError as err:
-            raise _located(err, node) from None
+            ).at(*position(node))
+        callee = self.callee(node)
         args = [self.eval(a) for a in node.args]
+        if isinstance(callee, Definition):
+            y = self.call_defined(callee, args, node)
+            return self.calculus.call_limit(callee, args, node, y)  # f(0): its limit at 0/0
         try:
-            return _fold(entry.call, *args)
+            return _fold(callee.call, *args)
         except GradcliError as err:
-            raise _located(err, node) from None
+            raise located(err, node) from None
 
-    def call_defined(self, definition: Definition, args: list[Variable], node: Any) -> Variable:
-        if len(args) != len(definition.params):
-            n = len(definition.params)
-            raise ArityError(
-                f"{definition.name} takes {n} argument{'s' if n != 1 else ''}: "
-                f"{definition.signature}; got {len(args)}"
-            ).at(*_position(node))
-        if self.call_depth >= MAX_CALL_DEPTH:
-            # a chain of 65 distinct functions is deep, not recursive
-            why = (f" (is {definition.name} defined in terms of itself?)"
-                   if definition.name in self.calling else "")
-            raise LimitError(
-                f"calls nested deeper than {MAX_CALL_DEPTH} levels{why}"
-            ).at(*_position(node))
-        self.layers.append((dict(zip(definition.params, args)), True))
-        self.calling.append(definition.name)
-        self.call_depth += 1
-        try:
-            return self.eval(definition.body)
-        except GradcliError as err:
-            # Positions inside the body belong to the definition's own line:
-            # point at this call instead, and say which function failed.
-            if not err.message.startswith("in ") and not getattr(err, "whole_statement", False):
-                err.prepend(f"in {definition.signature}: ")
-            err.line, err.column = _position(node)
-            raise
-        finally:
-            self.calling.pop()
-            self.call_depth -= 1
-            self.layers.pop()
+    def _prime(self, node: Prime) -> Variable:
+        return self.calculus.prime(node)
+
 
 _BINARY: dict[str, Callable[[Variable, Variable], Variable]] = {
     "+": lambda a, b: a + b,
@@ -389,6 +307,7 @@ def _matmul_fits(a: Variable, b: Variable) -> bool:
 __all__ = [
     "BACKPROP_MAX_NODES",
     "CONSTANTS",
+    "CONSTANT_ALIASES",
     "Context",
     "Definition",
     "Evaluator",

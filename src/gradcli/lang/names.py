@@ -1,6 +1,6 @@
 """What a name is, for the options and commands that take one outside an expression
 (``--at x₁=2``, ``--wrt``): the grammar's NAME terminal, without loading the parser;
-and what a name or number typed as another notation writes it (x², 1_000, 0x10) meant."""
+and what a number typed as another notation (1_000, 0x10) meant."""
 
 from __future__ import annotations
 
@@ -8,32 +8,31 @@ import re
 
 from ..limits import SUPERSCRIPT_DIGITS  # ⁰..⁹
 
-NAME = re.compile(r"[^\W\d]\w*")
+SUPERSCRIPT_MINUS = "\u207b"  # ⁻, as in x⁻¹
+"""With SUPERSCRIPT_DIGITS, the typeset exponents: x² is x^2 and x⁻¹ is x^-1
+(as qalc reads them). The grammar's NAME and SUPERSCRIPT terminals spell the
+same characters (a test holds them equal)."""
+
+_SUPERSCRIPT_CLASS = r"\u2070\u00b9\u00b2\u00b3\u2074-\u2079"
+NAME = re.compile(rf"[^\W\d{_SUPERSCRIPT_CLASS}][^\W{_SUPERSCRIPT_CLASS}]*")
 """The grammar's NAME (a test holds them equal): a letter or '_', then letters,
 digits and '_', in any script, so x₁ and é are names ('x₁'.isidentifier() is
-False: Python's identifiers stop at letters and Nd digits)."""
+False: Python's identifiers stop at letters and Nd digits). Superscript digits
+end a name: they are an exponent."""
+SUPERSCRIPT = re.compile(rf"{SUPERSCRIPT_MINUS}?[{_SUPERSCRIPT_CLASS}]+")
+"""The grammar's SUPERSCRIPT terminal: a typeset exponent."""
 
 
 def is_name(text: str) -> bool:
     return NAME.fullmatch(text) is not None
 
 
-_SUPERSCRIPTS = str.maketrans(SUPERSCRIPT_DIGITS, "0123456789")
+_SUPERSCRIPTS = str.maketrans(SUPERSCRIPT_DIGITS + SUPERSCRIPT_MINUS, "0123456789-")
 
 
 def exponent_meant(text: str) -> str:
-    """'2' for '²': the digits of a typeset exponent."""
+    """'2' for '²', '-1' for '⁻¹': the exponent a typeset one writes."""
     return text.translate(_SUPERSCRIPTS)
-
-
-def power_meant(name: str, spellings: dict[str, str] | None = None) -> str | None:
-    """x^2 for a name that ends in superscript digits (x², which reads as one
-    name): a power written as typeset, its base in gradcli's spelling when
-    ``spellings`` has one (π² is pi^2)."""
-    base = name.rstrip(SUPERSCRIPT_DIGITS)
-    if base == name:
-        return None
-    return f"{(spellings or {}).get(base, base)}^{exponent_meant(name[len(base):])}"
 
 
 def nonzero_digits(text: str) -> bool:

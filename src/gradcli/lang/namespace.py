@@ -17,6 +17,7 @@ from typing import Any
 
 __all__ = [
     "ANS", "BUILTIN", "CONSTANT", "CONSTANTS", "CONSTANT_ALIASES", "FUNCTION", "SPECIAL",
+    "SPECIAL_FORMS",
     "UNKNOWN", "VARIABLE", "Namespace", "alias_of", "builtin_function", "builtins", "is_builtin",
     "special_forms",
 ]
@@ -54,10 +55,15 @@ def builtin_function(name: str) -> Any:
     return _registry().get(name)
 
 
+SPECIAL_FORMS: dict[str, tuple[str, str]] = {
+    "diff": ("diff(expr, x[, n[, a]])", "n-th derivative of expr by x (at x = a)"),
+    "grad": ("grad(expr[, x, y...])", "all partial derivatives, as name: value"),
+}
+"""The forms that differentiate by names: name -> (signature, one line)."""
+
+
 def special_forms() -> dict[str, tuple[str, str]]:
     """``diff`` and ``grad``: name -> (signature, one line)."""
-    from .calculus import SPECIAL_FORMS
-
     return SPECIAL_FORMS
 
 

@@ -94,6 +94,18 @@ def _absolute_value(text: str, at: int) -> str:
     return f"abs({inner})"
 
 
+def _primed(err: ParseError, chunk: Chunk, offset: int) -> ParseError:
+    """``err`` with ``primed``: the name of ``g'`` where the primes are not
+    followed by the call's bracket (the session words it when g is a
+    function of several variables: see lang.resolve.prime_without_call)."""
+    before = chunk.text[:offset].rstrip()
+    if before.endswith("'"):
+        found = _LAST_NAME.search(before.rstrip("'"))
+        if found is not None:
+            err.primed = found.group()  # type: ignore[attr-defined]
+    return err
+
+
 def syntax_error(exc: SyntaxFailure, chunk: Chunk) -> ParseError:
     """The parser's failure as a short ParseError at the offending position."""
     if isinstance(exc, UnexpectedToken):
@@ -111,6 +123,8 @@ def syntax_error(exc: SyntaxFailure, chunk: Chunk) -> ParseError:
                 line, column = _end_of(chunk)
             message = "unexpected end of input"
             message += _expectation(expected, chunk, len(chunk.text), "")
+            return _primed(ParseError(message, line=line, column=column), chunk,
+                           len(chunk.text))
         else:
             line, column = _absolute(chunk, token.line, token.column)
             message = f"unexpected {quote(str(token))}"
@@ -145,7 +159,7 @@ def syntax_error(exc: SyntaxFailure, chunk: Chunk) -> ParseError:
                 message += "; a product needs '*' after a bracket: (a)*(b)"
             else:
                 message += _expectation(expected, chunk, start, str(token))
-        return ParseError(message, line=line, column=column)
+        return _primed(ParseError(message, line=line, column=column), chunk, token.start_pos or 0)
     if isinstance(exc, UnexpectedCharacters):
         char = chunk.text[exc.pos_in_stream]
         shown = f"'{char}'" if char.isprintable() else f"U+{ord(char):04X}"

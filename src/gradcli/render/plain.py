@@ -117,6 +117,9 @@ def plain_pieces(res: Result, opts: RenderOptions, point: Any = None) -> Iterato
 def plain_lines(res: Result, opts: RenderOptions, point: Any = None,
                 latex: bool = False) -> Iterator[Iterable[str]]:
     """The lines of ``render_plain``, each as its pieces (made as they are read)."""
+    if res.kind == "formula":  # with an error, the orders that fit come before it
+        yield from ([line] for line in formula_lines(res))
+        return
     if res.error is not None or res.kind in ("assign", "define"):
         return
     digits = opts.digits

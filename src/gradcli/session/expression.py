@@ -17,14 +17,14 @@ from ..asked import EvalOptions
 from ..core.backend import as_numpy
 from ..core.derivatives import grad as core_grad
 from ..core.graph import Constant, Variable
-from ..core.method import blockwise, sample
+from ..core.method import blockwise, sample, undefined_where_nan
 from ..errors import GradcliError, ReservedNameError, UnknownNameError, UsageError
 from ..lang.ast import free_names
-from ..lang.evaluate import CONSTANT_ALIASES, MAX_ORDER, Evaluator
-from ..lang.names import power_meant
+from ..lang.evaluate import MAX_ORDER, Evaluator
 from ..lang.namespace import is_builtin
 from ..limits import FACTORIAL_ORDER
 from ..results import Result
+from ..rules import SERIES_CENTRE
 from .variables import (
     default_wrt,
     order_limit,
@@ -94,6 +94,8 @@ def evaluate_expression(session: Session, node: Any, options: EvalOptions, res: 
                 if leaf is not None and type(leaf) is not Constant:
                     leaves[name] = leaf
     res.value = as_numpy(y.data)
+    if x is None and over_blocks is None:  # sin(x)/x at 0: its limit, as --order gives
+        res.value = as_numpy(ev.calculus.limit(y, ev.statement_leaves()))
     if x is not None:
         if options.series is not None:
             _check_series_shape(y, x, res.wrt)  # before the work, and its warnings
@@ -106,14 +108,24 @@ def evaluate_expression(session: Session, node: Any, options: EvalOptions, res: 
             else:  # the derivatives printed only: k! c_k of the others may overflow
                 shown = max(options.order or 0, 2 if options.check else 0)
                 ds = engine.orders(y, x, shown) if shown else [y.data]
+        # a value that is nan has no derivatives, whatever it depends on (diff
+        # gives nan there; --wrt x of an expression without x gave 0)
+        ds = undefined_where_nan(ds)
+        cs = undefined_where_nan(cs) if cs else cs
         engine.warn_if_cancelling(y, x, top, (cs or ds)[top])
-        # Taylor mode's value: the limit where y is 0/0 at the point (sin(x)/x at 0)
-        res.value = as_numpy((cs or ds)[0])
+        # Taylor mode's value: the limit where y is 0/0 at the point (sin(x)/x at 0);
+        # the value computed where Taylor mode has none (q(0*x) for q(t) = sin(t)/t,
+        # whose limit the call took along its own parameter)
+        row = as_numpy((cs or ds)[0])
+        forward = as_numpy(y.data)
+        res.value = np.where(np.isnan(row), forward, row) if forward.shape == row.shape \
+            and bool(np.isnan(row).any()) else row
         if options.order:
             res.derivatives = [as_numpy(d) for d in ds[1 : options.order + 1]]
         if options.series is not None:
             res.series = [as_numpy(c) for c in cs[: options.series + 1]] if cs else \
                 [as_numpy(ds[k]) / _factorial(k) for k in range(options.series + 1)]
+            res.series[0] = res.value  # c0 is the value, the limit where it has one
         if options.check:
             from .checking import check_derivatives  # only with --check
 
@@ -147,16 +159,11 @@ def _differentiated(session: Session, node: Any, options: EvalOptions) -> bool:
 
 
 def check_bindable(name: str, node: Any) -> None:
-    """A ReservedNameError where an assignment or definition would bind ``name``
-    badly: a built-in, or a typeset power (x² = 3)."""
+    """A ReservedNameError where an assignment or definition would bind a
+    built-in's name. (A typeset power, x² = 3, is no name: it does not parse.)"""
     if is_builtin(name):
         raise ReservedNameError(
             f"'{name}' is a built-in function; choose another name"
-        ).at(node.line or None, node.column or None)
-    meant = power_meant(name, CONSTANT_ALIASES)
-    if meant:  # x² = 3 made a name no --at or --wrt could take
-        raise ReservedNameError(
-            f"'{name}' reads as a power, not a name: write {meant}"
         ).at(node.line or None, node.column or None)
 
 
@@ -257,7 +264,8 @@ def _over_blocks(session: Session, node: Any, options: EvalOptions,
 
 
 def _series_at_zero(session: Session, node: Any, options: EvalOptions) -> dict[str, Any]:
-    """A series by a variable with no value expands about 0, as SymPy's does."""
+    """A series by a variable with no value expands about 0, as SymPy's does
+    (rules.SERIES_CENTRE, which the help text states)."""
     if options.series is None:
         return {}
     try:
@@ -266,7 +274,7 @@ def _series_at_zero(session: Session, node: Any, options: EvalOptions) -> dict[s
         return {}
     if wrt is None or wrt in session.values or wrt not in free_names(node, session.functions):
         return {}
-    return {wrt: session.xp.asarray(0.0, dtype=session.dtype_type)}
+    return {wrt: session.xp.asarray(SERIES_CENTRE, dtype=session.dtype_type)}
 
 
 def _checks_the_gradient(session: Session, node: Any, options: EvalOptions) -> bool:
@@ -284,7 +292,8 @@ def _checks_the_gradient(session: Session, node: Any, options: EvalOptions) -> b
 
 
 def _constant_derivatives(y: Variable, options: EvalOptions, res: Result) -> None:
-    zero = np.zeros_like(as_numpy(y.data))
+    value = as_numpy(y.data)
+    zero = np.where(np.isnan(value), np.nan, np.zeros_like(value))
     if options.order:
         res.derivatives = [zero] * options.order
     if options.series is not None:

@@ -54,11 +54,36 @@ def applies(session: Session, node: Any, options: EvalOptions) -> bool:
         return body is not None and _all_unbound(session, body) and all(
             isinstance(v, ast.Name) and v.id not in session.values for v in node.args[1:])
     if options.grad:
-        return _all_unbound(session, node)
+        # x^2*y --at y=2 --grad: formulas in x, with y's number put in after
+        # differentiating (a gradient partly in numbers and partly a name error
+        # was no answer); a bound array cannot be put into a formula
+        return bool(unbound(session, node)) and all(
+            np.ndim(session.values[n]) == 0 for n in _variables(session, node)
+            if n in session.values)
     if options.order is not None or options.formula:  # --order 0, --formula: order 0
         wrt = formula_wrt(session, node, options)
-        return wrt is not None and wrt in unbound(session, node)
+        if wrt is None or wrt in session.values:
+            return False
+        # x^2 --wrt y: y has no value and x none either: formulas (the
+        # derivatives by y are 0), as diff(x^2, y) gives
+        return wrt in unbound(session, node) or (
+            options.wrt is not None and _free_to_differentiate(session, wrt)
+            and bool(unbound(session, node)))
     return differentiates(node) and bool(unbound(session, node))
+
+
+def _free_to_differentiate(session: Session, name: str) -> bool:
+    """A name that may be a variable: not a function, a built-in or a constant."""
+    from ..lang.namespace import UNKNOWN, Namespace
+
+    return Namespace(session.values, session.functions).kind(name) == UNKNOWN
+
+
+def _variables(session: Session, node: Any) -> list[str]:
+    """The variables ``node`` reads, bound or not, in the order written."""
+    from .variables import variable_names
+
+    return variable_names(session, free_names(node, session.functions))
 
 
 def formula_wrt(session: Session, node: Any, options: EvalOptions) -> str | None:
@@ -96,7 +121,7 @@ def formula_of(session: Session, node: Any) -> Any:
 
 def evaluate_formulas(session: Session, node: Any, options: EvalOptions, res: Result) -> None:
     """Fill ``res`` with the formulas the statement asks for (see the module)."""
-    from ..formula import derivatives, diff
+    from ..formula import FormulaTooLarge, derivatives, diff
     from .variables import order_limit
 
     order_limit("order", options.order or 0)
@@ -104,21 +129,53 @@ def evaluate_formulas(session: Session, node: Any, options: EvalOptions, res: Re
     session.values.pop("ans", None)
     session.no_ans = "the last result is a formula"
     if isinstance(node, ast.Call) and node.func == "grad":
-        if not node.args:
-            raise UsageError("grad takes at least 1 argument: grad(expr[, x, y...]); got 0")
-        body = node.args[0]
-        names = [v.id for v in node.args[1:] if isinstance(v, ast.Name)] or unbound(session, body)
+        from ..lang.resolve import grad_args
+
+        body, var_nodes = grad_args(node, session.functions)  # as the values' path checks
+        names = [v.id for v in var_nodes] or unbound(session, body)
         f = formula_of(session, body)
         res.gradient_formulas = {n: diff(f, n) for n in names}
         return
     f = formula_of(session, node)
     res.formulas = [f]
     if options.grad:
-        res.gradient_formulas = {n: diff(f, n) for n in unbound(session, node)}
+        res.gradient_formulas = _gradient(session, node)
     if options.order is not None or options.formula:
         wrt = formula_wrt(session, node, options)
+        if wrt is None and options.order:  # several variables: as with values
+            from .variables import default_wrt
+
+            default_wrt(session, node)
         res.wrt = wrt
-        res.formulas = [f, *derivatives(f, wrt, options.order or 0)]
+        try:
+            for _ in range(options.order or 0):
+                res.formulas.append(derivatives(res.formulas[-1], wrt, 1)[-1])
+        except FormulaTooLarge as err:
+            # x^x --order 12: the orders that fit, then why the next does not
+            order = len(res.formulas)
+            res.error = FormulaTooLarge(order, err.size, err.limit).at(
+                node.line or None, node.column or None)
+
+
+def _gradient(session: Session, node: Any) -> dict[str, Any]:
+    """--grad's formulas by every variable ``node`` reads: the bound ones are
+    symbols while differentiating, then their numbers."""
+    from ..formula import diff, from_ast
+    from ..formula.expr import from_float
+    from ..formula.rewrite import substitute
+
+    names = _variables(session, node)
+    values = _values(session)
+    symbols = {k: v for k, v in values.items() if k not in names}
+    f = from_ast(node, session.functions, symbols)
+    out = {}
+    for name in names:
+        d = diff(f, name)
+        for other in names:
+            if other in values:
+                d = substitute(d, other, from_float(values[other]))
+        out[name] = d
+    return out
 
 
 def add_formulas(session: Session, node: Any, options: EvalOptions, res: Result) -> None:

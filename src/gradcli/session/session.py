@@ -34,6 +34,7 @@ from ..lang.evaluate import Definition, Evaluator
 from ..lang.names import is_name
 from ..lang.namespace import BUILTIN, CONSTANT, SPECIAL, Namespace, is_builtin
 from ..lang.parser import BadStatement, Statement, parse, parse_each
+from ..lang.resolve import prime_without_call
 from ..limits import DTYPES as DTYPE_NAMES
 from ..limits import METHODS
 from ..results import Result
@@ -165,8 +166,9 @@ class Session:
             else:
                 self.at["ans"] = as_numpy(ans)
         res = Result(input=st.source, line=st.line, at=dict(self.at))
-        if isinstance(st, BadStatement):
-            res.kind, res.error = "error", st.error.reword(self.words)
+        if isinstance(st, BadStatement):  # g' of a function of two: why, not "expected '('"
+            res.kind, res.error = "error", prime_without_call(st.error, self.functions)
+            res.error.reword(self.words)
             return res
         self._begin()
         with self._capture_fp_errors() as fp_messages:
