@@ -135,3 +135,38 @@ def test_polynomial_without_a_session():
                 6 * xs + 2.5, np.full_like(xs, 6.0)] + [np.zeros_like(xs)] * (n - 3)
 
     assert [r.x for r in find_roots(cubic, -3, 3)] == [-2.0, 0.25, 0.5]
+
+
+def run(text: str):
+    [*_, res] = Session().run(text)
+    return res
+
+
+def test_roots_in_the_language() -> None:
+    res = run("roots(x^2 - 2, x, 0, 2)")
+    assert res.error is None and res.value.tolist() == [math.sqrt(2)]
+    # sorted, a double root once, and usable as an argument
+    assert run("roots((x-1)^2*(x+2), x, -3, 3)").value.tolist() == [-2.0, 1.0]
+    res = run("f(t) = t^2; g(t) = cos(t) - t; f(roots(g(x), x, 0, 1))")
+    truth = mpmath.findroot(lambda t: mpmath.cos(t) - t, 0.7)
+    assert res.value.tolist() == [pytest.approx(float(truth**2), rel=1e-15)]
+    assert run("roots(tan(x), x, 1, 2)").value.tolist() == []
+    # x is bound inside roots only: a value of x outside changes nothing
+    assert run("x = 5; roots(x - 1, x, 0, 2)").value.tolist() == [1.0]
+
+
+def test_roots_arguments_are_checked_with_their_place() -> None:
+    res = run("roots(x, x, 0)")
+    assert "roots takes 4 arguments" in res.error.message and res.error.column == 1
+    res = run("roots(x, 2, 0, 1)")
+    assert "variable name" in res.error.message and res.error.column == 10
+    res = run("roots(x, x, 1, 0)")
+    assert "empty" in res.error.message and res.error.column == 13
+    res = run("roots(x, x, 0, inf)")
+    assert "finite" in res.error.message
+
+
+def test_roots_of_an_expression_with_a_parameter_warns() -> None:
+    res = run("y = 2; roots(x^2 - y, x, 0, 3)")
+    assert res.value.tolist() == [pytest.approx(math.sqrt(2), rel=1e-15)]
+    assert any("holds y fixed" in w for w in res.warnings)

@@ -113,6 +113,8 @@ class _Builder(Resolver[Expr]):
             return self._diff(node)
         if node.func == "grad":
             raise scalar_error("grad(...) (one value per variable)")
+        if node.func == "roots":
+            raise scalar_error("roots(...) (numbers, as many as it finds)")
         callee = self.callee(node)
         if isinstance(callee, Definition):
             return self.call_defined(callee, [self.build(a) for a in node.args], node)

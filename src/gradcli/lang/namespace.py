@@ -58,8 +58,9 @@ def builtin_function(name: str) -> Any:
 SPECIAL_FORMS: dict[str, tuple[str, str]] = {
     "diff": ("diff(expr, x[, n[, a]])", "n-th derivative of expr by x (at x = a)"),
     "grad": ("grad(expr[, x, y...])", "all partial derivatives, as name: value"),
+    "roots": ("roots(expr, x, a, b)", "every real root of expr in x on [a, b], sorted"),
 }
-"""The forms that differentiate by names: name -> (signature, one line)."""
+"""The forms that bind or differentiate by names: name -> (signature, one line)."""
 
 
 def special_forms() -> dict[str, tuple[str, str]]:
