@@ -32,7 +32,8 @@ def _session_names() -> tuple[SessionLoader, Namespace]:
 @pytest.mark.parametrize(("name", "kind"), [
     ("f", FUNCTION), ("sin", BUILTIN), ("diff", SPECIAL), ("grad", SPECIAL),
     ("x", VARIABLE), ("pi", VARIABLE),  # a rebound constant is the user's
-    ("e", CONSTANT), ("inf", CONSTANT), ("ans", ANS), ("zz", UNKNOWN), ("ln", UNKNOWN),
+    ("e", CONSTANT), ("inf", CONSTANT), ("ans", ANS), ("zz", UNKNOWN), ("ln", BUILTIN),
+    ("arcsec", UNKNOWN),
 ])
 def test_what_each_kind_of_name_is(name: str, kind: str) -> None:
     _, names = _session_names()
@@ -46,7 +47,7 @@ def test_calls_and_names_without_a_session() -> None:
     assert names.is_function("exp") and not names.is_function("diff")
     assert namespace.is_builtin("grad") and namespace.is_builtin("tanh")
     assert not namespace.is_builtin("pi")
-    assert namespace.alias_of("ln") == "log" and namespace.alias_of("π") == "pi"
+    assert namespace.alias_of("arcsec") == "asec" and namespace.alias_of("π") == "pi"
     assert namespace.alias_of("sin") is None
     known = names.known(["q"])
     assert known == sorted(known) and {"q", "sin", "diff", "pi"} <= set(known)

@@ -289,8 +289,8 @@ def test_large_arrays_are_summarised_as_numpy_prints_them(tmp_path) -> None:
 
 
 def test_help_on_another_tools_name_points_to_ours(tmp_path) -> None:
-    _, out, _ = drive(":help ln\r:help π\r", tmp_path)
-    assert "no help for 'ln'; did you mean log?" in out
+    _, out, _ = drive(":help arcsec\r:help π\r", tmp_path)
+    assert "no help for 'arcsec'; did you mean asec?" in out
     assert "no help for 'π'; did you mean pi?" in out
 
 

@@ -92,9 +92,31 @@ def _current_op() -> tuple[str, bool]:
     return (what if isinstance(what, str) else op_label(what)), derivative
 
 
+_CAPTURING: list[tuple[list[str], threading.Lock]] = []
+"""The message lists of the capture_fp_errors now open, innermost last."""
+
+
+def report(message: str) -> None:
+    """A warning that is not a floating-point error (a derivative taken at a
+    jump of floor): to the innermost capture_fp_errors's messages, once, or
+    where none is open, a NumericWarning."""
+    if _CAPTURING:
+        messages, lock = _CAPTURING[-1]
+        with lock:
+            if message not in messages:
+                messages.append(message)
+        return
+    import warnings
+
+    from ..errors import NumericWarning
+
+    warnings.warn(NumericWarning(message), stacklevel=3)
+
+
 @contextlib.contextmanager
 def capture_fp_errors() -> Iterator[list[str]]:
-    """Collect one message per (operation, kind) of floating-point error."""
+    """Collect one message per (operation, kind) of floating-point error, and
+    those given to ``report``."""
     messages: list[str] = []
     lock = threading.Lock()  # a blockwise replay's threads report here side by side
 
@@ -121,8 +143,10 @@ def capture_fp_errors() -> Iterator[list[str]]:
                 messages.append(msg)
 
     old_call = np.seterrcall(handler)
+    _CAPTURING.append((messages, lock))
     try:
         with np.errstate(divide="call", invalid="call", over="call", under="ignore"):
             yield messages
     finally:
+        _CAPTURING.remove((messages, lock))
         np.seterrcall(old_call)

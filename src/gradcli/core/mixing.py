@@ -35,10 +35,10 @@ _MIXING: tuple[type[Function], ...] = (Sum, MatMul, GetItem, GetItemGrad, _Extre
 
 
 def _registry_classes() -> tuple[type[Function], ...]:
-    from .registry import REGISTRY  # the registry imports graph first
+    from .registry import POINTWISE, REGISTRY  # the registry imports graph first
 
     return tuple(e.function for e in REGISTRY.values()
-                 if e.kind == "elementwise" and e.function is not None)
+                 if e.kind == "elementwise" and e.function is not None) + tuple(POINTWISE)
 
 
 def mixes_elements(y: Variable, x: Variable) -> bool:

@@ -29,13 +29,15 @@ class Builtin(Record):
     call: Callable[..., Any]
     min_args: int
     max_args: int | None  # None: any number
-    kind: str  # elementwise | reduction | shape | linalg | constructor
+    kind: str  # elementwise | several (elementwise of several arguments) | reduction
+    # | shape | linalg | constructor
     function: type[Function] | None = None  # the generated class, elementwise only
     derivative: Callable[[Variable, Variable], Variable] | None = None
     taylor: Callable[..., Any] | None = None
     domain: tuple[float, float] | None = None  # a safe interval for tests
-    reference: str | None = None  # SymPy text in x, for tests only
-    aliases: tuple[str, ...] = ()  # what other tools call it (ln, arcsin): for hints
+    reference: str | None = None  # SymPy text in x (x, y, z: several), for tests only
+    aliases: tuple[str, ...] = ()  # what other tools call it (arcsin): for hints
+    keywords: tuple[str, ...] = ()  # the keyword arguments it takes: max(A, axis=0)
 
 
     def check_arity(self, n: int) -> None:
@@ -52,17 +54,22 @@ class Builtin(Record):
 
 class NamedConstant(float):
     """A float in a derivative rule that formulas write by name: ``log(2)``
-    for ``math.log(2)``. Arrays see the float; ``formula`` is (function, argument)."""
+    for ``math.log(2)``. Arrays see the float; ``formula`` is (function, argument),
+    or ("", name) for a constant formulas know by name (``pi``)."""
 
-    formula: tuple[str, float]
+    formula: tuple[str, float | str]
 
-    def __new__(cls, value: float, function: str, argument: float) -> NamedConstant:
+    def __new__(cls, value: float, function: str, argument: float | str) -> NamedConstant:
         self = super().__new__(cls, value)
         self.formula = (function, argument)
         return self
 
 
 REGISTRY: dict[str, Builtin] = {}
+POINTWISE: list[type[Function]] = []
+"""Function classes besides the elementwise entries' whose output element i is
+made from the inputs' elements i alone (functions.py's Several: atan2, max of
+two ...), for mixing.py."""
 ALIASES: dict[str, str] = {}
 """Another tool's name for a built-in -> the built-in's name (``ln`` -> ``log``)."""
 
@@ -114,12 +121,18 @@ def elementwise(
     taylor: Callable[..., Any] | None = None,
     cls_name: str | None = None,
     aliases: tuple[str, ...] = (),
-) -> Callable[[Any], Variable]:
+    call: Callable[[Callable[[Any], Variable]], Callable[..., Any]] | None = None,
+    signature: str | None = None,
+    max_args: int = 1,
+) -> Callable[..., Any]:
     """Register an elementwise built-in; returns its wrapper (``sin(x)``).
 
     ``forward`` is an array-module function name ("sin") or ``f(xp, x)``;
     ``derivative(x, y)`` is dy/dx written in core operations (so it can be
     differentiated again), given the input and the output Variables.
+    ``call``, given the one-argument wrapper, makes the entry's callable where
+    it takes more arguments (``log(x, b)``, with ``signature`` and
+    ``max_args``); the function it makes is still one of one input.
     """
     if isinstance(forward, str):
         np_func = getattr(np, forward)
@@ -169,14 +182,15 @@ def elementwise(
     wrapper.__name__ = wrapper.__qualname__ = name
     wrapper.__doc__ = doc
     wrapper.__module__ = "gradcli.core.functions"
+    entry_call = call(wrapper) if call is not None else wrapper
     register(
         Builtin(
             name=name,
-            signature=f"{name}(x)",
+            signature=signature or f"{name}(x)",
             doc=doc,
-            call=wrapper,
+            call=entry_call,
             min_args=1,
-            max_args=1,
+            max_args=max_args,
             kind="elementwise",
             function=cls,
             derivative=derivative,
@@ -186,4 +200,4 @@ def elementwise(
             aliases=aliases,
         )
     )
-    return wrapper
+    return entry_call

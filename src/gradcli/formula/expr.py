@@ -270,6 +270,8 @@ def as_expr(v: Any) -> Expr:
     named = getattr(v, "formula", None)
     if named is not None:
         fname, argument = named
+        if not fname:  # a constant by its name (pi)
+            return Sym(argument)
         return call(fname, as_expr(argument))
     if isinstance(v, bool) or not isinstance(v, (int, float, Fraction)):
         if hasattr(v, "item") and getattr(v, "ndim", 1) == 0:  # a NumPy scalar

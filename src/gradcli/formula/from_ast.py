@@ -118,9 +118,11 @@ class _Builder(Resolver[Expr]):
         callee = self.callee(node)
         if isinstance(callee, Definition):
             return self.call_defined(callee, [self.build(a) for a in node.args], node)
-        if callee.kind != "elementwise":
+        several = callee.kind == "several" or (node.func in ("max", "min") and len(node.args) > 1)
+        if callee.kind != "elementwise" and not several:
             raise scalar_error(f"{node.func}(...)")
-        return as_expr(callee.call(self.build(node.args[0])))
+        # log(x, b), max(x, 2): the entry writes what formulas can, or refuses
+        return as_expr(callee.call(*[self.build(a) for a in node.args]))
 
     def _by(self, body: Expr, var: Sym, name: str) -> tuple[Expr, str]:
         """``body``, built with ``var`` standing for ``name``, and the name to

@@ -144,6 +144,7 @@ _LATEX_CALLS = {
     "sin": r"\sin", "cos": r"\cos", "tan": r"\tan", "asin": r"\arcsin", "acos": r"\arccos",
     "atan": r"\arctan", "sinh": r"\sinh", "cosh": r"\cosh", "tanh": r"\tanh",
     "log": r"\log", "log2": r"\log_{2}", "log10": r"\log_{10}",
+    "sec": r"\sec", "csc": r"\csc", "cot": r"\cot", "coth": r"\coth",
 }
 _LATEX_NAMES = {"pi": r"\pi", "inf": r"\infty"}
 

@@ -84,12 +84,15 @@ class Implicit(_Node):
 
 
 class Call(_Node):
-    """``f(a, b)``: a built-in or a user-defined function; func is a plain name."""
+    """``f(a, b)``: a built-in or a user-defined function; func is a plain name.
+    ``keywords`` are the (name, value) arguments written ``name=value`` after
+    the others (``max(A, axis=0)``)."""
 
     func: str
     args: tuple[Node, ...]
     line: int = 0
     column: int = 0
+    keywords: tuple[tuple[str, Node], ...] = ()
 
 
 class Prime(_Node):
@@ -173,7 +176,9 @@ def children(node: StatementNode | Slice) -> tuple[Node | Slice, ...]:
         return node.operands
     if kind is Unary or kind is Implicit:
         return (node.operand,) if kind is Unary else (node.number, node.operand)
-    if kind is Call or kind is Prime:
+    if kind is Call:
+        return (*node.args, *(value for _, value in node.keywords))
+    if kind is Prime:
         return node.args
     if kind is Index:
         return (node.target, *node.indices)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import threading
 
+from gradcli.errors import ParseError
 from gradcli.lang.ast import (
     Array,
     Call,
@@ -40,6 +41,15 @@ def at(token: Token) -> tuple[int, int]:
     if token.line == 1:
         return origin.line, origin.column + token.column - 1
     return origin.line + token.line - 1, token.column
+
+
+class _Keyword:
+    """``name=value`` in a call's arguments, until the call is built."""
+
+    __slots__ = ("name", "value", "line", "column")
+
+    def __init__(self, name: str, value: Node, line: int, column: int) -> None:
+        self.name, self.value, self.line, self.column = name, value, line, column
 
 
 # The grammar's operator tokens, as plain interned strings for the tree.
@@ -119,7 +129,27 @@ class Builder:
 
     def call(self, c: list) -> Call:
         token = c[0]
-        return Call(str(token), tuple(c[1:]), *at(token))
+        args = c[1:]
+        if not any(type(a) is _Keyword for a in args):
+            return Call(str(token), tuple(args), *at(token))
+        positional: list[Node] = []
+        keywords: list[tuple[str, Node]] = []
+        for a in args:
+            if type(a) is _Keyword:
+                if any(name == a.name for name, _ in keywords):
+                    raise ParseError(f"the keyword argument '{a.name}' is given twice",
+                                     line=a.line, column=a.column)
+                keywords.append((a.name, a.value))
+            elif keywords:
+                raise ParseError("an argument without a name follows a keyword argument",
+                                 line=a.line, column=a.column)
+            else:
+                positional.append(a)
+        return Call(str(token), tuple(positional), *at(token), tuple(keywords))
+
+    def keyword(self, c: list) -> _Keyword:
+        token, _equals, value = c
+        return _Keyword(str(token), value, *at(token))
 
     def prime(self, c: list) -> Prime:
         token, primes = c[0], c[1]

@@ -73,6 +73,20 @@ class Context(Protocol):
     def warn(self, message: str) -> None: ...
 
 
+AXIS_MEANING_CHANGED = {"max": "larg", "min": "small"}
+"""Built-ins whose second positional argument was an axis (now: keyword axis=)."""
+
+
+def check_keywords(name: str, entry: Any, node: Call) -> None:
+    """A keyword argument is a built-in's, and one it takes (max(A, axis=0))."""
+    takes = entry.keywords if entry is not None else ()
+    for key, value in node.keywords:
+        if key not in takes:
+            what = (f"{name} takes {', '.join(k + '=' for k in takes)} only" if takes
+                    else f"{name} takes no keyword arguments")
+            raise MathError(f"{what}; got {key}=").at(value.line or None, value.column or None)
+
+
 def _fold(op: Callable[..., Variable], *args: Variable) -> Variable:
     """Apply ``op``; when every argument is a Constant, the result is one too."""
     if all(type(a) is Constant for a in args):
@@ -274,17 +288,37 @@ class Evaluator(Resolver[Variable]):
                 "grad(...) gives one value per variable; use it as a whole statement"
             ).at(*position(node))
         callee = self.callee(node)
+        if node.keywords:
+            check_keywords(node.func, None if isinstance(callee, Definition) else callee, node)
         args = [self.eval(a) for a in node.args]
         if isinstance(callee, Definition):
             y = self.call_defined(callee, args, node)
             return self.calculus.call_limit(callee, args, node, y)  # f(0): its limit at 0/0
+        call = callee.call
+        if node.keywords:
+            keys, n = [k for k, _ in node.keywords], len(args)
+            args += [self.eval(v) for _, v in node.keywords]  # _fold sees them too
+
+            def call(*a: Variable) -> Variable:
+                return callee.call(*a[:n], **dict(zip(keys, a[n:])))
+        elif node.func in AXIS_MEANING_CHANGED and len(args) == 2:
+            self.warn_axis(node.func, node, args[0])
         try:
-            return _fold(callee.call, *args)
+            return _fold(call, *args)
         except GradcliError as err:
             raise located(err, node) from None
 
     def _prime(self, node: Prime) -> Variable:
         return self.calculus.prime(node)
+
+    def warn_axis(self, name: str, node: Call, first: Variable) -> None:
+        """max(A, 0) was A's largest along axis 0 until max took several
+        arguments; for one release an integer literal there says so."""
+        second = node.args[1]
+        if first.ndim and type(second) is Num and second.text.isdigit():
+            n, most = second.text, AXIS_MEANING_CHANGED[name]
+            self.ctx.warn(f"{name}(array, {n}) is now the {most}er of each element and {n}; "
+                          f"for the {most}est along axis {n}, write {name}(array, axis={n})")
 
 
 _BINARY: dict[str, Callable[[Variable, Variable], Variable]] = {

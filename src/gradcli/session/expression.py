@@ -18,10 +18,11 @@ from ..core.backend import as_numpy
 from ..core.derivatives import grad as core_grad
 from ..core.graph import Constant, Variable
 from ..core.method import blockwise, sample, undefined_where_nan
+from ..core.registry import REGISTRY
 from ..errors import GradcliError, ReservedNameError, UnknownNameError, UsageError
-from ..lang.ast import free_names
+from ..lang.ast import Define, free_names
 from ..lang.evaluate import MAX_ORDER, Evaluator
-from ..lang.namespace import is_builtin
+from ..lang.namespace import is_builtin, special_forms
 from ..limits import FACTORIAL_ORDER
 from ..results import Result
 from ..rules import SERIES_CENTRE
@@ -158,13 +159,23 @@ def _differentiated(session: Session, node: Any, options: EvalOptions) -> bool:
     return bool(variable_names(session, reads))
 
 
-def check_bindable(name: str, node: Any) -> None:
+def check_bindable(name: str, node: Any) -> str | None:
     """A ReservedNameError where an assignment or definition would bind a
-    built-in's name. (A typeset power, x² = 3, is no name: it does not parse.)"""
-    if is_builtin(name):
+    special form's name (diff, grad); where it shadows a built-in function
+    (``ln(x) = ...`` in a script older than ln), the warning that says so.
+    (A typeset power, x² = 3, is no name: it does not parse.)"""
+    if name in special_forms():
         raise ReservedNameError(
             f"'{name}' is a built-in function; choose another name"
         ).at(node.line or None, node.column or None)
+    if is_builtin(name):
+        entry = REGISTRY[name]
+        if isinstance(node, Define):
+            return (f"your function '{name}' hides the built-in {entry.signature} "
+                    f"({entry.doc}) until :clear {name}")
+        return (f"your variable '{name}' is named like the built-in {entry.signature}; "
+                f"{name}(...) still calls the built-in")
+    return None
 
 
 def gradient_statement(session: Session, node: Any) -> dict[str, np.ndarray]:

@@ -196,10 +196,14 @@ class Session:
         res.method = self.engine.used
         return res
 
+    def _shadows(self, warning: str | None) -> None:
+        if warning is not None:  # ln(x) = ... hides the built-in ln
+            self._warnings.append(warning)
+
     def _execute(self, st: Statement, options: EvalOptions, res: Result) -> None:
         node = st.node
         if isinstance(node, ast.Assign):
-            check_bindable(node.name, node)
+            self._shadows(check_bindable(node.name, node))
             value = Evaluator(self).eval(node.value)
             self.values[node.name] = value.data
             res.kind, res.name, res.value = "assign", node.name, as_numpy(value.data)
@@ -208,7 +212,7 @@ class Session:
                 self.at_text.pop(node.name, None)
             return
         if isinstance(node, ast.Define):
-            check_bindable(node.name, node)
+            self._shadows(check_bindable(node.name, node))
             self.functions[node.name] = Definition(node.name, node.params, node.body, st.source)
             res.kind, res.name = "define", f"{node.name}({', '.join(node.params)})"
             return

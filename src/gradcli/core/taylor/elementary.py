@@ -3,18 +3,21 @@
 
 from __future__ import annotations
 
+import contextlib
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import numpy as np
 
 from ..backend import get_array_module
+from . import inverse
 from .geometric import geom, geom_underflows, times_geom
 from .powers import pow_hi
 from .rows import (
     Work,
     as_float,
+    block_state,
     column,
     float_dtype,
     new_array,
@@ -23,6 +26,7 @@ from .rows import (
     recips,
     writes_derivatives,
 )
+from .series import div_hi, mul_hi
 
 
 def exp_rule(u0: Any, U: Any, y0: Any, n: int) -> Any:
@@ -373,3 +377,240 @@ def sigmoid_rule(u0: Any, U: Any, y0: Any, n: int) -> Any:
     # sigmoid(u) = (1 + tanh(u/2)) / 2 satisfies y' = y (1 - y) u', tanh's Riccati form
     return _riccati(u0, U, y0, n, _g_sigmoid, 1.0, -1.0)
 
+
+
+# --- issue 31's functions: built from the rules above ------------------------------
+
+
+@contextlib.contextmanager
+def _inner() -> Iterator[None]:
+    """An intermediate series of a composed rule (sec's cos) must not take the
+    caller's output block (see _rows_out): only the last step writes there."""
+    target = getattr(block_state, "target", None)
+    block_state.target = None
+    try:
+        yield
+    finally:
+        block_state.target = target
+
+
+def _reciprocal(b0: Any, B: Any, y0: Any, n: int) -> Any:
+    """1 / b from b's series; y0 is 1 / b0 as recorded."""
+    xp = get_array_module(B)
+    return div_hi(xp.asarray(1.0, dtype=float_dtype(y0)), None, b0, B, y0, n)
+
+
+def _one_over(rule: Callable[..., Any], forward: str) -> Callable[..., Any]:
+    """The rule of 1 / f(u), from f's rule: sec = 1/cos, coth = 1/tanh ..."""
+
+    def one_over_rule(u0: Any, U: Any, y0: Any, n: int) -> Any:
+        b0 = getattr(get_array_module(u0), forward)(u0)
+        with _inner():
+            B = rule(u0, U, b0, n)
+        return _reciprocal(b0, B, y0, n)
+
+    return one_over_rule
+
+
+sec_rule = _one_over(cos_rule, "cos")
+csc_rule = _one_over(sin_rule, "sin")
+
+
+def _g_cot(u: Any, y: Any, out: Any) -> Any:
+    if out is None:
+        return -(1 + y * y)
+    xp = get_array_module(y)
+    xp.multiply(y, y, out=out)
+    xp.add(1.0, out, out=out)
+    return xp.negative(out, out=out)
+
+
+def cot_rule(u0: Any, U: Any, y0: Any, n: int) -> Any:
+    # y' = -(1 + y**2) u', tan's Riccati form: 1/tan loses digits near tan's poles
+    return _riccati(u0, U, y0, n, _g_cot, 0.0, -1.0)
+
+
+sech_rule = _one_over(cosh_rule, "cosh")
+csch_rule = _one_over(sinh_rule, "sinh")
+coth_rule = _one_over(tanh_rule, "tanh")
+
+
+def _of_reciprocal(rule: Callable[..., Any]) -> Callable[..., Any]:
+    """The rule of f(1 / u), from f's rule: asec = acos(1/u) ..."""
+
+    def of_reciprocal_rule(u0: Any, U: Any, y0: Any, n: int) -> Any:
+        v0 = 1.0 / u0
+        with _inner():
+            V = _reciprocal(u0, U, v0, n)
+        return rule(v0, V, y0, n)
+
+    return of_reciprocal_rule
+
+
+asec_rule = _of_reciprocal(inverse.acos_rule)
+acsc_rule = _of_reciprocal(inverse.asin_rule)
+
+
+def acot_rule(u0: Any, U: Any, y0: Any, n: int) -> Any:
+    """acot' = -atan' = -1/(1 + u**2): atan's rule negated (atan(1/u) lost seven
+    digits by order 40 at 0.96)."""
+    return -inverse.atan_rule(u0, U, y0, n)
+
+
+def cbrt_rule(u0: Any, U: Any, y0: Any, n: int) -> Any:
+    # u y' = y u' / 3 holds for negative u too: only y0 and u0 enter
+    return pow_hi(u0, U, y0, n, 1.0 / 3.0)
+
+
+_LN2 = math.log(2.0)
+
+
+def exp2_rule(u0: Any, U: Any, y0: Any, n: int) -> Any:
+    """2**u = exp(u log 2): exp's rule with the coefficients scaled."""
+    return exp_rule(u0 * _LN2, U * _LN2, y0, n)
+
+
+def expm1_rule(u0: Any, U: Any, y0: Any, n: int) -> Any:
+    """exp(u) - 1 differs from exp(u) at order 0 only."""
+    return exp_rule(u0, U, get_array_module(u0).exp(u0), n)
+
+
+def log1p_rule(u0: Any, U: Any, y0: Any, n: int) -> Any:
+    """log(1 + u): log's rule for 1 + u, whose higher coefficients are u's."""
+    return log_rule(1.0 + u0, U, y0, n)
+
+
+_TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
+
+
+def _erf_series(u0: Any, U: Any, y0: Any, n: int, sign: float) -> Any:
+    """y' = sign (2/sqrt(pi)) exp(-u**2) u': the series of g = y'/u' to order
+    n - 1 (exp's rule of -u**2), then k y_k = sum_j j u_j g_{k-j}."""
+    xp = get_array_module(U)
+    d = U.shape[0]
+    c = sign * _TWO_OVER_SQRT_PI
+    e0 = xp.exp(-(u0 * u0))
+    with _inner():
+        if n > 1:
+            S = mul_hi(u0, U, u0, U, n - 1, y0.shape)
+            G = exp_rule(-(u0 * u0), -S, e0, n - 1) * c
+        else:
+            G = xp.zeros((0,) + y0.shape, dtype=float_dtype(y0))
+    g0 = xp.broadcast_to(e0 * c, y0.shape)
+    w = Work(y0, n)
+    Gr = w.rows(g0, G) if w.vec else [g0, *G]
+    Ut = w.weighted(w.rows(u0, U), d)
+    Y = w.out(w.s(y0))
+    for k in range(1, n + 1):
+        w.spput(Y, k, Ut, Gr, 1, min(k, d), 1.0 / k)
+    return w.result(Y)
+
+
+def erf_rule(u0: Any, U: Any, y0: Any, n: int) -> Any:
+    return _erf_series(u0, U, y0, n, 1.0)
+
+
+def erfc_rule(u0: Any, U: Any, y0: Any, n: int) -> Any:
+    return _erf_series(u0, U, y0, n, -1.0)
+
+
+# --- functions of several arguments (STRUCTURAL_RULES form: rule(f, ins, y0, n)) ---
+# Their series are few and short: plain truncated arithmetic on whole series
+# (order 0 included), one row per order.
+
+
+def _full(v0: Any, V: Any, n: int, y0: Any) -> Any:
+    """The series c_0..c_n of an input, broadcast to y0's shape (V None: a constant)."""
+    xp = get_array_module(y0)
+    S = xp.zeros((n + 1,) + y0.shape, dtype=float_dtype(y0))
+    S[0] = v0
+    if V is not None:
+        m = min(V.shape[0], n)
+        rows = V[:m]
+        S[1:m + 1] = rows.reshape((m,) + (1,) * (y0.ndim - rows.ndim + 1) + rows.shape[1:])
+    return S
+
+
+def _conv(A: Any, B: Any, m: int) -> Any:
+    """c_0..c_m of the product of two whole series."""
+    xp = get_array_module(A)
+    C = xp.zeros((m + 1,) + A.shape[1:], dtype=A.dtype)
+    for k in range(m + 1):
+        for i in range(k + 1):
+            C[k] += A[i] * B[k - i]
+    return C
+
+
+def _inv(B: Any, m: int) -> Any:
+    """c_0..c_m of 1 / b."""
+    xp = get_array_module(B)
+    Q = xp.zeros((m + 1,) + B.shape[1:], dtype=B.dtype)
+    Q[0] = 1.0 / B[0]
+    for k in range(1, m + 1):
+        s = B[1] * Q[k - 1]
+        for j in range(2, k + 1):
+            s = s + B[j] * Q[k - j]
+        Q[k] = -s * Q[0]
+    return Q
+
+
+def _deriv(A: Any) -> Any:
+    """The series of the derivative: (k+1) a_{k+1}, one order fewer."""
+    xp = get_array_module(A)
+    k = xp.arange(1, A.shape[0], dtype=A.dtype).reshape((-1,) + (1,) * (A.ndim - 1))
+    return A[1:] * k
+
+
+def _integrate(D: Any, n: int) -> Any:
+    """Rows 1..n of y from the series of y' (orders 0..n-1)."""
+    xp = get_array_module(D)
+    k = xp.arange(1, n + 1, dtype=D.dtype).reshape((-1,) + (1,) * (D.ndim - 1))
+    return D[:n] / k
+
+
+def atan2_rule(f: Any, ins: list[tuple[Any, Any]], y0: Any, n: int) -> Any:
+    """atan2(v, u)' = (u v' - v u') / (u**2 + v**2)."""
+    (v0, V), (u0, U) = ins
+    Sv, Su = _full(v0, V, n, y0), _full(u0, U, n, y0)
+    m = n - 1
+    h = _conv(Su, _deriv(Sv), m) - _conv(Sv, _deriv(Su), m)
+    r = _inv(_conv(Su, Su, m) + _conv(Sv, Sv, m), m)
+    return _integrate(_conv(h, r, m), n)
+
+
+def hypot_rule(f: Any, ins: list[tuple[Any, Any]], y0: Any, n: int) -> Any:
+    """h = sqrt(s), s = u**2 + v**2: 2 h_0 h_k = s_k - sum_{j=1..k-1} h_j h_{k-j}."""
+    (u0, U), (v0, V) = ins
+    Su, Sv = _full(u0, U, n, y0), _full(v0, V, n, y0)
+    s = _conv(Su, Su, n) + _conv(Sv, Sv, n)
+    H = _full(y0, None, n, y0)
+    half = 0.5 / y0
+    for k in range(1, n + 1):
+        acc = s[k]
+        for j in range(1, k):
+            acc = acc - H[j] * H[k - j]
+        H[k] = acc * half
+    return H[1:]
+
+
+def select_rule(pick: Callable[..., Any]) -> Callable[..., Any]:
+    """The rule of a piecewise function that is one of its arguments (or a
+    multiple) near each point: ``pick(values, y0)`` gives (weights per input),
+    and the series is the weighted sum of the inputs' series (max, clip, mod)."""
+
+    def rule(f: Any, ins: list[tuple[Any, Any]], y0: Any, n: int) -> Any:
+        weights = pick([v for v, _ in ins], y0)
+        xp = get_array_module(y0)
+        out = xp.zeros((n,) + y0.shape, dtype=float_dtype(y0))
+        for (v0, V), w in zip(ins, weights):
+            if V is not None and w is not None:
+                out += _full(v0, V, n, y0)[1:] * w
+        return out
+
+    return rule
+
+
+def flat_rule(u0: Any, U: Any, y0: Any, n: int) -> Any:
+    """A step function between its jumps (floor, sign ...): every higher coefficient is 0."""
+    xp = get_array_module(y0)
+    return xp.zeros((n,) + y0.shape, dtype=float_dtype(y0))
