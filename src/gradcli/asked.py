@@ -23,6 +23,7 @@ class EvalOptions(Record, mutable=True):
     check: bool = False
     series: int | None = None
     formula: bool = False  # the formulas beside the numbers
+    steps: bool = False  # how the formula was obtained (session/steps.py)
 
     @property
     def wants_derivatives(self) -> bool:

@@ -70,6 +70,7 @@ class Result(Record, mutable=True):
     method: str | None = None  # "taylor" or "backprop", when derivatives were taken
     formulas: list[Any] | None = None  # formula.Expr of orders 0..N (kind "formula", --formula)
     gradient_formulas: dict[str, Any] | None = None  # name -> formula.Expr
+    steps: list[Any] | None = None  # formula.steps.Derivation of orders 1..N (--steps)
     warnings: list[str] = factory(list)
     error: GradcliError | None = None
 
@@ -138,6 +139,10 @@ class Result(Record, mutable=True):
                 out["derivative_formulas"] = [plain(f) for f in self.formulas[1:]]
         if self.gradient_formulas is not None:
             out["gradient_formulas"] = {k: plain(f) for k, f in self.gradient_formulas.items()}
+        if self.steps is not None:
+            from .formula.steps import records
+
+            out["steps"] = records(self.steps)
         return out
 
 

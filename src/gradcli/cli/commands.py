@@ -31,6 +31,9 @@ def run_eval(args: Any, after_dashes: list[str]) -> int:
     from ..asked import EvalOptions
     from ..record import fields
 
+    if args.steps and args.format == "csv":
+        raise UsageProblem("steps are shown in table, plain, json and latex, not csv",
+                           "--steps")
     # the options named as EvalOptions' fields are what each statement asks for
     options = EvalOptions(**{name: getattr(args, name) for name in fields(EvalOptions)})
     return run_statements(
@@ -81,7 +84,7 @@ def run_statements(
 
     wrt = options.wrt
     if wrt is not None and not (options.wants_derivatives or options.formula
-                                or options.order is not None):
+                                or options.order is not None or options.steps):
         # PyTorch and qalc would not say, but a silently ignored option reads as
         # "this printed the derivative by wrt" to a script's author
         output.warning(

@@ -245,6 +245,10 @@ def eval_parser() -> Parser:
     p.option("--formula", action="store_true",
              help="Print the formulas of the value and derivatives beside the numbers "
              "(without a value for the variable, --order prints formulas anyway).")
+    p.option("--steps", action="store_true",
+             help="How the formula was obtained: each rule applied, with the part it was "
+             "applied to and its result (for diff(EXPR, x) or EXPR with --order N, "
+             "by a variable with no value; not in CSV).")
     p.option("--format", type=one_of("--format", *FORMATS), metavar=_choices(FORMATS),
              help="Output format (default: table on a terminal, plain when piped).")
     p.option("--rows", action="store_true",

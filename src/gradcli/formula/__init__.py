@@ -14,6 +14,7 @@ from .from_ast import from_ast
 from .printing import latex, plain
 from .rewrite import free_names, substitute, variables
 from .simplify import tidy
+from .steps import derivation
 
 
 def sym(name: str) -> Expr:
@@ -27,7 +28,8 @@ def infinite(x: Expr) -> bool:
 
 
 __all__ = [
-    "E", "PI", "SIZE_LIMIT", "Expr", "FormulaTooLarge", "as_expr", "derivatives", "diff",
+    "E", "PI", "SIZE_LIMIT", "Expr", "FormulaTooLarge", "as_expr", "derivation", "derivatives",
+    "diff",
     "free_names", "from_ast", "from_float", "gradient", "infinite", "latex", "num", "plain",
     "substitute", "sym", "tidy", "variables",
 ]

@@ -31,6 +31,11 @@ def latex_pieces(res: Result, opts: RenderOptions, point: Any = None) -> Iterato
 
 def latex_lines(res: Result, opts: RenderOptions, point: Any = None) -> Iterator[Iterable[str]]:
     """The lines of ``render_latex``, each as its pieces."""
+    if res.error is None and res.steps is not None:  # --steps: an align* block
+        from ..formula.steps import latex_lines as derivation_latex
+
+        yield from ([line] for line in derivation_latex(res.steps))
+        return
     if res.error is not None or not (res.formulas or res.gradient_formulas):
         yield from plain_lines(res, opts, point, latex=True)
         return

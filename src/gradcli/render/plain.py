@@ -38,7 +38,7 @@ class RenderOptions(EvalOptions, mutable=False):
     @classmethod
     def of(cls, asked: EvalOptions, digits: int | None = None) -> RenderOptions:
         return cls(asked.wrt, asked.order or 0, asked.grad, asked.check, asked.series,
-                   asked.formula, digits)
+                   asked.formula, asked.steps, digits)
 
 
 def series_text(coefficients: list[Any], var: str, point: Any,
@@ -117,6 +117,11 @@ def plain_pieces(res: Result, opts: RenderOptions, point: Any = None) -> Iterato
 def plain_lines(res: Result, opts: RenderOptions, point: Any = None,
                 latex: bool = False) -> Iterator[Iterable[str]]:
     """The lines of ``render_plain``, each as its pieces (made as they are read)."""
+    if res.steps is not None and res.error is None:  # --steps: the derivation
+        from ..formula.steps import plain_lines as derivation_lines
+
+        yield from ([line] for line in derivation_lines(res.steps))
+        return
     if res.kind == "formula":  # with an error, the orders that fit come before it
         yield from ([line] for line in formula_lines(res))
         return

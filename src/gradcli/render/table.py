@@ -164,6 +164,9 @@ class TableRenderer:
         if res.kind == "grad":
             self._gradient(res.input, res.value)
             return
+        if res.steps is not None:
+            self._steps(res)
+            return
         if res.kind == "formula":
             self._formulas(res)
             return
@@ -240,6 +243,15 @@ class TableRenderer:
         title = f"{res.input}  (d/d{res.wrt})"
         self._show(title, ["order", "formula"],
                    [[str(k), plain(f)] for k, f in enumerate(res.formulas or ())])
+
+    def _steps(self, res: Result) -> None:
+        from ..formula.steps import table_rows
+
+        rows = table_rows(res.steps or [])
+        columns = ["order", "rule", "of", "result"]
+        if len(res.steps or ()) == 1:  # one order: no column for it
+            columns, rows = columns[1:], [row[1:] for row in rows]
+        self._show(res.input, columns, rows)
 
     def _check_cells(self, c: CheckEntry) -> list[Any]:
         mark = Text(verdict_word(c.ok), style=_VERDICT_STYLE[c.ok])

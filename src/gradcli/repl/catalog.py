@@ -8,6 +8,9 @@ COMMANDS: dict[str, tuple[str, str]] = {
     ":funcs": (":funcs", "defined functions"),
     ":d": (":d [N] EXPR [wrt X]",
            "derivatives of orders 0..N (default 1) by X (the only variable) at its value"),
+    ":steps": (":steps [N] EXPR [wrt X]",
+               "how the formula of the derivative (orders 1..N, default 1) is made, rule by "
+               "rule; EXPR may be diff(...)"),
     ":check": (":check EXPR [wrt X]", "autodiff against numerical estimates (orders 1, 2)"),
     ":plot": (":plot [N] EXPR FILE", "graph of EXPR (or its N-th derivative): .png .svg .pdf .dot"),
     ":curve": (":curve EXPR [A B] [N]",

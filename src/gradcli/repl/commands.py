@@ -223,6 +223,23 @@ class Shell:
             else:
                 self.show([r], text, first_line, offset + skip)
 
+    def cmd_steps(self, args: str, text: str, first_line: int, offset: int) -> None:
+        from ..session import EvalOptions
+
+        args, wrt = split_wrt(args, first_line, offset)
+        order, expr, skip = split_order(args, 0, first_line, offset)
+        if not expr.strip() or not skip and NUMBER.fullmatch(expr.strip()):
+            raise UsageError("usage: :steps [N] EXPR [wrt X], as in :steps x^2*sin(3*x)")
+        expressions_only(expr, ":steps")
+        # without N: order 1 of EXPR, or a diff(...)'s own steps (session/steps.py)
+        options = EvalOptions(steps=True, wrt=wrt, order=order if skip else None)
+        for r in self.session.run(expr, options, first_line):
+            if r.error is None and r.steps is not None:
+                self._before(r)
+                self.display.steps(r)
+            else:
+                self.show([r], text, first_line, offset + skip)
+
     def cmd_check(self, args: str, text: str, first_line: int, offset: int) -> None:
         from ..session import EvalOptions
 

@@ -109,6 +109,12 @@ class PlainDisplay:
     def formula_line(self, text: str) -> None:
         self._print(text)
 
+    def steps(self, res: Result) -> None:
+        from ..formula.steps import plain_lines
+
+        for line in plain_lines(res.steps or []):
+            self._print(line)
+
     def check(self, res: Result) -> None:
         from ..render.plain import check_line
 
@@ -224,6 +230,13 @@ class RichDisplay:
 
     def formula_line(self, text: str) -> None:
         self._print(text, style="bold")
+
+    def steps(self, res: Result) -> None:
+        """How a formula was made: the lines ``gradcli eval --steps`` prints."""
+        from ..formula.steps import plain_lines
+
+        for line in plain_lines(res.steps or []):
+            self._print(line)
 
     def check(self, res: Result) -> None:
         """The table ``gradcli eval --check`` prints, on the REPL's console."""

@@ -41,6 +41,11 @@ def evaluate_expression(session: Session, node: Any, options: EvalOptions, res: 
     """Fill ``res`` with the value of ``node`` and what ``options`` ask for."""
     from .formulas import add_formulas, applies, evaluate_formulas
 
+    if options.steps:  # the formula and the steps that make it (session/steps.py)
+        from .steps import evaluate_steps
+
+        evaluate_steps(session, node, options, res)
+        return
     if applies(session, node, options):
         evaluate_formulas(session, node, options, res)
         return
