@@ -165,7 +165,7 @@ def test_help_as_a_command_shows_the_help():
     assert repl.stdout.startswith("Usage: gradcli repl")
     assert unknown.returncode == 2 and unknown.stdout == ""
     assert unknown.stderr.endswith(
-        "Error: no help for 'nope'; the commands are eval, plot, curve and repl\n")
+        "Error: no help for 'nope'; the commands are eval, plot, curve, extrema and repl\n")
 
 
 def test_options_and_statements_mix_and_options_are_never_abbreviated():

@@ -85,7 +85,7 @@ LAYERS = {
     "asked": 1, "atomic": 1, "core": 1,
     "lang": 2,
     "formula": 3, "figures": 3,
-    "results": 4, "matrices": 4,
+    "results": 4, "matrices": 4, "extrema": 4,
     # side by side, neither importing the other: renderers read results only
     "session": 5, "render": 5,
     "repl": 6,

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 __all__ = [
     "BACKPROP_MAX_NODES", "COMMANDS", "CURVE_MAX_ORDER", "CURVE_POINTS", "DTYPES",
+    "EXTREMA_FORMATS",
     "FACTORIAL_ORDER", "FORMATS", "MAX_CURVE_POINTS", "MAX_DEPTH", "MAX_DIMS", "MAX_ELEMENTS",
     "MAX_INPUT", "MAX_ORDER", "MAX_STATEMENT", "MATRIX_MAX_NODES", "MATRIX_MAX_VARIABLES",
-    "METHODS",
-    "PLOT_MAX_NODES",
+    "METHODS", "PLOT_MAX_NODES", "ROOT_POINTS",
     "SUPERSCRIPT_DIGITS",
 ]
 
@@ -82,8 +82,15 @@ METHODS = ("auto", "taylor", "backprop")
 FORMATS = ("table", "json", "plain", "csv", "latex")
 """Output formats of ``gradcli eval``."""
 
-COMMANDS = ("eval", "plot", "curve", "repl")
+COMMANDS = ("eval", "plot", "curve", "extrema", "repl")
 """gradcli's commands, in the order help lists them (the REPL's are in repl/catalog.py)."""
+
+ROOT_POINTS = 2001
+"""Points of the first sampling of an interval by the root finder (core/roots.py):
+``roots()``, ``gradcli extrema --points``."""
+
+EXTREMA_FORMATS = ("plain", "json")
+"""Output formats of ``gradcli extrema``."""
 
 SUPERSCRIPT_DIGITS = "\u2070\u00b9\u00b2\u00b3\u2074\u2075\u2076\u2077\u2078\u2079"
 """⁰ to ⁹: typed powers (x²) are read with them, derivative labels (f⁽⁴⁾) written."""

@@ -80,6 +80,7 @@ def run_curve(args: Any, after_dashes: list[str]) -> int:
         with warnings.catch_warnings():  # an interval near the float range's edge
             warnings.simplefilter("ignore", RuntimeWarning)
             data = session.curve(items, var, a, b, args.points, args.order, var_given=True)
+        marks = _marks(session, items, var, a, b) if args.mark else []
         text = exprs[-1]
         for note in data.notes:
             out.warning(note)
@@ -88,7 +89,8 @@ def run_curve(args: Any, after_dashes: list[str]) -> int:
 
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", RuntimeWarning)
-                lines = write_curve(data, args.output)
+                lines = write_curve(data, args.output, marks) if marks else \
+                    write_curve(data, args.output)
             for line in lines:
                 out.note(line)
         else:
@@ -96,7 +98,8 @@ def run_curve(args: Any, after_dashes: list[str]) -> int:
             from ..render.termplot import render_terminal, terminal_size
 
             colour = colour_enabled(args.color, sys.stdout)
-            write_whole(sys.stdout, render_terminal(data, *terminal_size(), colour=colour))
+            write_whole(sys.stdout, render_terminal(data, *terminal_size(), colour=colour,
+                                                    marks=marks))
     except GradcliError as err:
         text = getattr(err, "source", text)  # sampling's: the argument at fault
         out.error(err, line_of(text, 1, err.line), text)
@@ -105,3 +108,19 @@ def run_curve(args: Any, after_dashes: list[str]) -> int:
                                "narrower interval"), None, exprs[0])
     return out.status
 
+
+
+def _marks(session: Any, items: list[Any], var: str, a: float, b: float) -> list[Any]:
+    """--mark: the extrema of each drawn expression (session.extrema), an error
+    named by the argument at fault, as sampling's are."""
+    from ..errors import GradcliError
+    from ..session.extrema import find_extrema
+
+    marks = []
+    for item in items:
+        try:
+            marks += find_extrema(session, item, var, a, b).points
+        except GradcliError as err:
+            err.source = item.text
+            raise
+    return marks

@@ -110,6 +110,10 @@ def run_command(command: str, args: list[str]) -> int:
             from .curve import run_curve
 
             return run_curve(parsed, after)
+        if command == "extrema":
+            from .extrema import run_extrema
+
+            return run_extrema(parsed, after)
         if after:
             raise UsageProblem(f"Got unexpected extra argument ({after[0]})")
         return commands.run_repl(parsed.dtype, parsed.device, parsed.method)

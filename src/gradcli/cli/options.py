@@ -20,11 +20,13 @@ from ..limits import (
     CURVE_MAX_ORDER,
     CURVE_POINTS,
     DTYPES,
+    EXTREMA_FORMATS,
     FORMATS,
     MAX_CURVE_POINTS,
     MAX_INPUT,
     MAX_ORDER,
     METHODS,
+    ROOT_POINTS,
 )
 from ..rules import CHECK_ESTIMATE, CHECK_PASS_RULE, SERIES_ABOUT
 from .input import UsageProblem, split_at
@@ -38,6 +40,7 @@ COMMANDS = dict(zip(limits.COMMANDS, (
     "Evaluate statements: values, derivatives, checks and series.",
     "Write the computational graph of EXPR (Graphviz).",
     "Draw EXPR and its derivatives over an interval (a file, or the terminal).",
+    "The minima, maxima and inflection points of EXPR on an interval.",
     "The interactive calculator (also plain `gradcli` on a terminal).",
 ), strict=True))
 COMMANDS_LISTED = ", ".join(limits.COMMANDS[:-1]) + " and " + limits.COMMANDS[-1]
@@ -89,6 +92,10 @@ EXAMPLES = {
   gradcli curve "tan(x)" --over x=-3:3
   gradcli curve "sin(x)" "cos(x)" --over x=0:2pi
   gradcli curve "f(t) = t^3 - t; f(x)" --over x=-2:2 --order 1 -o f.svg""",
+    "extrema": """\
+  gradcli extrema "x^3 - 3*x" --over x=-3:3
+  gradcli extrema "sin(x)/x" --over x=1:10 --format json
+  gradcli extrema "f(t) = t^4 - t^2; f(x)" --over x=-2:2""",
     "repl": """\
   gradcli repl
   printf 'f(x) = x^4\\nf(2)\\n' | gradcli repl""",
@@ -292,6 +299,9 @@ def curve_parser() -> Parser:
     p.option("-o", "--output", metavar="FILE", type=file_name("--output"),
              help="The file to write: .png, .svg or .pdf (without it: drawn in the "
              "terminal).")
+    p.option("--mark", action="store_true",
+             help="Mark each expression's minima, maxima and inflection points, and the "
+             "ends where it is extreme (as gradcli extrema finds them).")
     _at_option(p, "Bind other variables first, as for eval.")
     p.option("--color", type=one_of("--color", *COLOURS), default="auto",
              metavar=_choices(COLOURS),
@@ -299,6 +309,30 @@ def curve_parser() -> Parser:
              "[default: auto]")
     _settings(p, "Derivative engine.")
     _where(p)
+    _help(p)
+    return p
+
+
+def extrema_parser() -> Parser:
+    p = Parser("extrema", "[OPTIONS] EXPR", "  " + COMMANDS["extrema"])
+    p.arguments.add_argument("exprs", nargs="*", metavar="EXPR",
+                             help="The expression; it may start with assignments and "
+                             "definitions (f(t) = t^3; f(x)).")
+    p.option("--over", default="x=-5:5", metavar="NAME=A:B",
+             help="The variable and the interval; A and B are expressions (0:2pi).  "
+             "[default: x=-5:5]")
+    p.option("--points", type=whole("--points", 2, MAX_CURVE_POINTS), default=ROOT_POINTS,
+             metavar="K",
+             help="Points of the first sampling of the interval (see docs/roots.md).  "
+             f"[default: {ROOT_POINTS}; 2 to {MAX_CURVE_POINTS}]")
+    _at_option(p, "Bind other variables first, as for eval.")
+    p.option("--format", type=one_of("--format", *EXTREMA_FORMATS), default="plain",
+             metavar=_choices(EXTREMA_FORMATS), help="Output format.  [default: plain]")
+    p.option("--digits", type=whole("--digits", 1, MAX_DIGITS), metavar="D",
+             help=f"Round x and f to D significant digits in plain.  [1 to {MAX_DIGITS}]")
+    p.option("--color", type=one_of("--color", *COLOURS), default="auto",
+             metavar=_choices(COLOURS),
+             help="Colour of errors and warnings.  [default: auto]")
     _help(p)
     return p
 
@@ -312,7 +346,7 @@ def repl_parser() -> Parser:
 
 
 _BUILDERS = {"eval": eval_parser, "plot": plot_parser, "curve": curve_parser,
-             "repl": repl_parser}
+             "extrema": extrema_parser, "repl": repl_parser}
 
 
 def build(command: str) -> Parser:

@@ -118,6 +118,8 @@ class _Builder(Resolver[Expr]):
             raise located(MathError(
                 f"{node.func}(...) gives formulas as a whole statement only; inside an "
                 "expression give its variables values"), node)
+        if node.func == "roots":
+            raise scalar_error("roots(...) (numbers, as many as it finds)")
         callee = self.callee(node)
         if isinstance(callee, Definition):
             return self.call_defined(callee, [self.build(a) for a in node.args], node)

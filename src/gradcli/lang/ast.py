@@ -238,6 +238,11 @@ def free_names(node: Any, functions: Mapping[str, Any] | None = None) -> list[st
                 # diff(expr, x, n, a) binds x to a inside expr: x is not free there
                 x = n.args[1].id
                 parts = [(n.args[0], (*around, x)), (n.args[2], around), (n.args[3], around)]
+            if isinstance(n, Call) and n.func == "roots" and len(n.args) == 4 \
+                    and isinstance(n.args[1], Name):
+                # roots(expr, x, a, b) binds x inside expr, as diff does
+                x = n.args[1].id
+                parts = [(n.args[0], (*around, x)), (n.args[2], around), (n.args[3], around)]
             stack.extend(reversed(parts))
 
     visit(node, (), (), written)

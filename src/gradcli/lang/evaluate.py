@@ -280,6 +280,10 @@ class Evaluator(Resolver[Variable]):
     def _call(self, node: Call) -> Variable:
         if node.func == "diff":
             return self.calculus.diff(node)
+        if node.func == "roots":
+            from .roots import roots_form
+
+            return roots_form(self, node)
         if node.func == "grad":
             raise MathError(
                 "grad(...) gives one value per variable; use it as a whole statement"

@@ -62,8 +62,9 @@ SPECIAL_FORMS: dict[str, tuple[str, str]] = {
     "jacobian": ("jacobian([f, g...][, [x, y...]])",
                  "matrix of partial derivatives, a row per component"),
     "laplacian": ("laplacian(expr[, [x, y...]])", "sum of the second partial derivatives"),
+    "roots": ("roots(expr, x, a, b)", "every real root of expr in x on [a, b], sorted"),
 }
-"""The forms that differentiate by names: name -> (signature, one line)."""
+"""The forms that bind or differentiate by names: name -> (signature, one line)."""
 
 
 def special_forms() -> dict[str, tuple[str, str]]:

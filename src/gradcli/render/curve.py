@@ -15,12 +15,14 @@ the y range was clipped to keep poles from flattening the rest.
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from ..atomic import replacing
 from ..errors import GradcliError, ToolMissingError, UsageError
+from ..extrema import Extremum
 from ..figures import Curves, decimate
 
 if TYPE_CHECKING:
@@ -86,8 +88,13 @@ def clip_note(data: Curves) -> str:
     return f"y range clipped to {lo:.3g}..{hi:.3g}: values near poles run off the chart"
 
 
-def figure(data: Curves) -> Figure:
-    """The matplotlib Figure of ``data`` (on the Agg canvas, not shown anywhere)."""
+MARKERS = {"min": "v", "max": "^", "inflection": "D", "end": "s"}
+"""How ``--mark`` draws each kind of point (gradcli.extrema.KINDS) in a file."""
+
+
+def figure(data: Curves, marks: Sequence[Extremum] = ()) -> Figure:
+    """The matplotlib Figure of ``data`` (on the Agg canvas, not shown anywhere),
+    with ``marks`` (extrema, inflection points) drawn on it."""
     try:
         from matplotlib.backends.backend_agg import FigureCanvasAgg
         from matplotlib.figure import Figure
@@ -106,6 +113,11 @@ def figure(data: Curves) -> Figure:
     for x, y, colour, name in lines(data):
         ax.plot(x, y, color=colour, linewidth=LINE_WIDTH, linestyle="-", label=name,
                 solid_joinstyle="round", zorder=2)
+    for kind, marker in MARKERS.items():
+        shown = [p for p in marks if p.kind == kind]
+        if shown:
+            ax.scatter([p.x for p in shown], [p.value for p in shown], marker=marker, s=36,
+                       color="black", zorder=3, label=kind, clip_on=True)
     ax.set_title(data.title, fontsize=11)
     ax.set_xlabel(data.var)
     ax.set_ylabel(_y_label(data))
@@ -117,12 +129,12 @@ def figure(data: Curves) -> Figure:
     return fig
 
 
-def write_curve(data: Curves, path: str) -> list[str]:
-    """Write the figure of ``data`` to ``path`` atomically; returns lines to show
-    the user. A UsageError for an unknown extension, a GradcliError (exit
-    status 1) for a path that cannot be written."""
+def write_curve(data: Curves, path: str, marks: Sequence[Extremum] = ()) -> list[str]:
+    """Write the figure of ``data`` (with ``marks``) to ``path`` atomically;
+    returns lines to show the user. A UsageError for an unknown extension, a
+    GradcliError (exit status 1) for a path that cannot be written."""
     ext = curve_format(path)
-    fig = figure(data)
+    fig = figure(data, marks)
     with replacing(path) as tmp:
         try:
             _save(fig, tmp, ext[1:])
@@ -148,5 +160,5 @@ def _y_label(data: Curves) -> str:
     return "value"
 
 
-__all__ = ["COLOURS", "FORMATS", "clip_note", "curve_format", "figure", "lines",
+__all__ = ["COLOURS", "FORMATS", "MARKERS", "clip_note", "curve_format", "figure", "lines",
            "write_curve", "y_limits"]

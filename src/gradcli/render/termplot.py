@@ -17,11 +17,13 @@ from __future__ import annotations
 import os
 import sys
 import warnings
+from collections.abc import Sequence
 from typing import TextIO
 
 import numpy as np
 
 from ..errors import GradcliError
+from ..extrema import Extremum
 from ..figures import Curves, decimate
 from .curve import y_limits
 
@@ -51,11 +53,13 @@ def terminal_size(stream: TextIO | None = None) -> tuple[int, int]:
 
 
 def render_terminal(data: Curves, columns: int = 80, rows: int = 24,
-                    colour: bool = True, box: bool = True) -> str:
+                    colour: bool = True, box: bool = True,
+                    marks: Sequence[Extremum] = ()) -> str:
     """The curves as text ``columns`` wide (at most) and ``rows`` - 1 high (one
     row left for the prompt), with a title and a legend; ANSI colours only
     with ``colour``; without ``box`` no box-drawing characters (the frame's
-    rows dropped, its sides blank), for output that promises none."""
+    rows dropped, its sides blank), for output that promises none. ``marks``
+    (extrema, inflection points) are small crosses, one more legend entry."""
     width = max(10, columns - CHROME_COLUMNS)
     height = max(3, rows - CHROME_ROWS - int(data.clipped))
     lo, hi = y_limits(data)
@@ -77,10 +81,17 @@ def render_terminal(data: Curves, columns: int = 80, rows: int = 24,
         with np.errstate(invalid="ignore"):
             ys.append(np.clip(y / unit, lo - (hi - lo), hi + (hi - lo)))
         names.append(curve.label)
+    shown = [p for p in marks if lo <= p.value / unit <= hi]
+    if shown:
+        x, y = _crosses(shown, unit, (data.b - data.a) / (2 * width), (hi - lo) / (4 * height))
+        xs.append(x)
+        ys.append(y)
+        names.append("extrema")
     with warnings.catch_warnings(), np.errstate(all="ignore"):
         warnings.simplefilter("ignore", RuntimeWarning)  # its label search's, not ours
         try:
-            text = _plot(xs, ys, names, title, data, lo, hi, width, height, columns, colour)
+            text = _plot(xs, ys, names, title, data, lo, hi, width, height, columns, colour,
+                         len(xs) - len(data.curves))
         except (OverflowError, ZeroDivisionError, ValueError):  # extreme x ranges
             raise GradcliError(f"cannot draw {data.var} = {data.a:g}..{data.b:g} in the "
                                "terminal: the interval is too wide for its chart; choose "
@@ -93,13 +104,25 @@ def render_terminal(data: Curves, columns: int = 80, rows: int = 24,
     return "\n".join(lines) + "\n"
 
 
+def _crosses(marks: Sequence[Extremum], unit: float, dx: float, dy: float
+             ) -> tuple[np.ndarray, np.ndarray]:
+    """A cross of braille dots (``dx``, ``dy``: one dot) around each mark, as points."""
+    steps = np.arange(-2, 3)
+    x = np.concatenate([np.concatenate([p.x + steps * dx, np.full(5, p.x)]) for p in marks])
+    y = np.concatenate([np.concatenate([np.full(5, p.value / unit), p.value / unit + steps * dy])
+                        for p in marks])
+    return x, y
+
+
 def _plot(xs: list[np.ndarray], ys: list[np.ndarray], names: list[str], title: str,
           data: Curves, lo: float, hi: float, width: int, height: int, columns: int,
-          colour: bool) -> str:
+          colour: bool, points: int = 0) -> str:
     from uniplot import plot_to_string  # only a terminal plot needs it
 
+    # the last ``points`` series are dots (marks), not lines
     return plot_to_string(
-        ys, xs, lines=True, width=width, height=height, character_set="braille",
+        ys, xs, lines=[True] * (len(ys) - points) + [False] * points, width=width,
+        height=height, character_set="braille",
         color=[COLOURS[i % len(COLOURS)] for i in range(len(ys))] if colour else False,
         legend_labels=names, title=title, x_min=data.a, x_max=data.b,
         y_min=lo, y_max=hi, line_length_hard_cap=columns,

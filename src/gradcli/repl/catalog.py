@@ -16,6 +16,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     ":curve": (":curve EXPR [A B] [N]",
                "EXPR and its derivatives 1..N over A..B (default -5 5), drawn here; "
                "definitions may come first (f(t) = t^2; f(x))"),
+    ":extrema": (":extrema EXPR [A B]",
+                 "minima, maxima and inflection points of EXPR on A..B (default -5 5)"),
     ":clear": (":clear [NAME...]", "forget every variable and function, or the ones named"),
     ":quit": (":quit", "leave (Ctrl-D on an empty line too)"),
 }

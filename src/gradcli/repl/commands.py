@@ -319,6 +319,11 @@ class Shell:
             self._warn(w, first_line)
         self.display.curve(data)
 
+    def cmd_extrema(self, args: str, text: str, first_line: int, offset: int) -> None:
+        from .extrema import run_extrema
+
+        run_extrema(self, args, text, first_line, offset)
+
     def cmd_clear(self, args: str, text: str, first_line: int, offset: int) -> None:
         names = args.replace(",", " ").split()
         if not names:
