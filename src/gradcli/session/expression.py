@@ -83,6 +83,10 @@ def evaluate_expression(session: Session, node: Any, options: EvalOptions, res: 
         wrt = options.wrt or default_wrt(session, node) if options.wants_derivatives else None
         if options.wants_derivatives and wrt is None:
             _constant_derivatives(y, options, res)  # no variable: all derivatives are 0
+        elif options.wants_derivatives and _absent(session, ev, node, wrt):
+            # x^2 --wrt y, y with no value: derivatives 0, as diff(x^2, y) gives
+            res.wrt = wrt
+            _constant_derivatives(y, options, res)
         elif options.wants_derivatives:
             res.wrt = wrt
             try:
@@ -310,6 +314,13 @@ def _checks_the_gradient(session: Session, node: Any, options: EvalOptions) -> b
     except UsageError:
         return True
     return False
+
+
+def _absent(session: Session, ev: Evaluator, node: Any, wrt: str) -> bool:
+    """Whether ``wrt`` is a name with no value that the expression does not read
+    (nor a function): a variable everything here is constant in."""
+    return ev.leaf(wrt) is None and not is_builtin(wrt) and wrt not in session.functions \
+        and wrt not in free_names(node, session.functions)
 
 
 def _constant_derivatives(y: Variable, options: EvalOptions, res: Result) -> None:
