@@ -26,3 +26,32 @@ def test_wrt_a_name_the_expression_does_not_read_gives_zeros():
 def test_wrt_a_function_is_still_refused():
     (proc,) = gradcli_all(("eval", "x^2", "--wrt", "sin", "--order", "1", "--at", "x=1"))
     assert proc.returncode != 0 and "cannot differentiate by the function 'sin'" in proc.stderr
+
+
+def test_superscripts_bind_as_a_postfix_and_follow_with_no_space():
+    from gradcli.session import Session
+
+    s = Session()
+    s.bind_value("x", 2.0)
+    assert [float(r.value) for r in s.run("x²^3; x^2^3; x²²; (x+1)³")] == [64, 256, 2**22, 27]
+    for text, column in (("x² ²", 4), ("x ²", 3), ("x⁻¹ ²", 5)):
+        (res,) = Session().run(text)
+        assert res.error is not None and "with no space" in res.error.message, text
+        assert res.error.column == column, text
+
+
+def test_the_repl_lexer_reads_superscripts_as_powers():
+    from gradcli.limits import SUPERSCRIPT_DIGITS
+    from gradcli.repl.lexer import tokens
+
+    pieces = tokens("x² + x⁻¹ + y" + SUPERSCRIPT_DIGITS, lambda name, call: "name")
+    assert [t for style, t in pieces if style == "class:power"] == ["²", "⁻¹", SUPERSCRIPT_DIGITS]
+    assert not any(style == "class:other" for style, _ in pieces)
+
+
+def test_help_texts_say_what_the_docs_say():
+    from gradcli.cli.options import check_help
+    from gradcli.repl.helptext import LANGUAGE
+
+    assert "inconclusive" in check_help().lower() and "exit status 0" in check_help()
+    assert any("x²" in form and "x⁻¹" in form for form, _ in LANGUAGE)
