@@ -43,8 +43,10 @@ def test_plot_file_names_are_read_as_a_shell_reads_one_word(tmp_path) -> None:
     errors = done.stderr.splitlines()
     assert errors[0] == "error: the file name has a quote that is never closed (line 2)"
     assert errors[1] == "error: unexpected character '\"' (line 3, column 11)"
-    assert errors[4].startswith("error: the file name has a control character, \\x1b,")
-    assert errors[5].startswith("error: the file name has a control character, \\x00,")
+    assert errors[4].startswith("error: the file name has a control or format character, "
+                                "U+001B, at position 2: a\ufffdb.dot")
+    assert errors[5].startswith("error: the file name has a control or format character, "
+                                "U+0000,")
     assert "\x1b" not in done.stderr and "\x00" not in done.stderr
     assert "internal error" not in done.stderr
     assert (tmp_path / "my graph.dot").exists()

@@ -3,6 +3,9 @@ breaks (docs/cli.md, docs/language.md)."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
 from test_cli import gradcli_all
 
 WRT_ABSENT = [
@@ -55,3 +58,17 @@ def test_help_texts_say_what_the_docs_say():
 
     assert "inconclusive" in check_help().lower() and "exit status 0" in check_help()
     assert any("x²" in form and "x⁻¹" in form for form, _ in LANGUAGE)
+
+
+def test_a_file_name_with_a_bidi_override_is_refused_as_an_escape_is(tmp_path):
+    # U+202E was accepted (the file made) while ESC was refused, in Python's repr
+    done = subprocess.run([sys.executable, "-m", "gradcli", "repl"], text=True, timeout=60,
+                          input="x = 1\n:plot x^2 a\u202egnp.dot\n:plot x^2 a\x1b[2J.png\n",
+                          capture_output=True, cwd=tmp_path)
+    errors = [line for line in done.stderr.splitlines() if line.startswith("error:")]
+    assert errors == [
+        "error: the file name has a control or format character, U+202E, at position 2: "
+        "a\ufffdgnp.dot (line 2)",
+        "error: the file name has a control or format character, U+001B, at position 2: "
+        "a\ufffd[2J.png (line 3)"]
+    assert not any("\u202e" in p.name for p in tmp_path.iterdir())
