@@ -36,8 +36,9 @@ def test_superscripts_bind_as_a_postfix_and_follow_with_no_space():
 
     s = Session()
     s.bind_value("x", 2.0)
-    assert [float(r.value) for r in s.run("x²^3; x^2^3; x²²; (x+1)³")] == [64, 256, 2**22, 27]
-    for text, column in (("x² ²", 4), ("x ²", 3), ("x⁻¹ ²", 5)):
+    assert [float(r.value) for r in s.run("x²^3; x^2^3; x²²; (x+1)³; (x²)²")] == [
+        64, 256, 2**22, 27, 16]
+    for text, column in (("x² ²", 4), ("x ²", 3), ("x⁻¹ ²", 5), ("(x+1) ²", 7)):
         (res,) = Session().run(text)
         assert res.error is not None and "with no space" in res.error.message, text
         assert res.error.column == column, text

@@ -65,27 +65,6 @@ class Assignment:
         self.left, self.equals, self.right = left, equals, right
 
 
-def _exponent_end(node: Node) -> tuple[int, int] | None:
-    """Where the text of a name, a number or a power ending in a number ends
-    (x, 2.5, x² and x^2 end past their last character), or None for another
-    node (its position holds only its start)."""
-    if type(node) is Name:
-        return node.line, node.column + len(node.id)
-    if type(node) is not Power:
-        return _number_end(node)
-    return _number_end(node.operands[-1])
-
-
-def _number_end(last: Node) -> tuple[int, int] | None:
-    width = 0
-    if type(last) is Unary and last.op == "-" and type(last.operand) is Num \
-            and (last.line, last.column) == (last.operand.line, last.operand.column):
-        last, width = last.operand, 1  # x⁻¹: the minus and the digits at one place
-    if type(last) is not Num:
-        return None
-    return last.line, last.column + width + len(last.text)
-
-
 class Builder:
     """The parser's transformer: one method per rule or alias of the grammar,
     called at each LALR reduction with the rule's children (tokens whose
@@ -124,7 +103,7 @@ class Builder:
         """x² is x^2 and x⁻¹ is x^-1: a typeset exponent is a power."""
         base, token = c
         line, column = at(token)
-        if _exponent_end(base) not in (None, (line, column)):
+        if token.after_blank:
             # x² ² reads like x²² (x^22) but would be (x²)²: neither is guessed
             raise ParseError("a typeset exponent follows what it raises with no space "
                              "between: x² is x^2, x²² is x^22, (x²)² is x^4",
