@@ -134,7 +134,8 @@ def disagreements(n: int = N, seed: int = SEED) -> tuple[list[tuple], int]:
         answers["definition"] = _number(run(bound, ast.Call("h", (ast.Num(repr(a)),
                                                                    ast.Num(repr(b))))))
         made = run(formulas, node, order=2, wrt="x") if a else None
-        if made is not None and made.error is None:
+        if made is not None and made.error is None and made.formulas is not None:
+            # (an expression without x, y bound: numbers, its derivatives 0)
             # (at 0, a formula's own removable singularities, cos(x)/x - sin(x)/x^2,
             # are no point of comparison: pasted back, it is 0/0 there)
             back = [_number(run(bound, parse(plain(f))[0].node)) for f in made.formulas]
