@@ -746,14 +746,15 @@ def test_plot_file_names_are_read_as_a_shell_reads_them(tmp_path):
     assert errors == [
         "error: the file name has a quote that is never closed (line 3)",
         "error: unexpected character '\"' (line 4, column 9)",
-        "error: the file name has a control character, \\x1b, at position 2: "
-        "'a\\x1bb.dot' (line 5)",
-        "error: the file name has a control character, \\x00, at position 2: "
-        "'a\\x00b.dot' (line 6)",
+        "error: the file name has a control or format character, U+001B, at position 2: "
+        "a\ufffdb.dot (line 5)",
+        "error: the file name has a control or format character, U+0000, at position 2: "
+        "a\ufffdb.dot (line 6)",
     ]
     assert "\x1b" not in repl.stderr + escape.stderr and "internal" not in repl.stderr
     assert (escape.returncode, escape.stdout) == (2, "")
-    assert "Invalid value for '--output': the file name has a control character" in escape.stderr
+    assert "Invalid value for '--output': the file name has a control or format character" \
+        in escape.stderr
 
 
 def _imports(*args: str) -> tuple[subprocess.CompletedProcess[str], set[str]]:

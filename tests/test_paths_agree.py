@@ -6,6 +6,10 @@ For each expression e of x and y, at a point (a, b), in process:
   coefficients of --series 2, diff(e, x), and h(a, b) for h(x, y) = e;
 - the formula path: with x unbound, --order 2's formulas, pasted back as
   gradcli input and evaluated at the point;
+- the other variable and several: --wrt y --order 1 against diff(e, y), and
+  --grad's partial derivatives against both;
+- an array holding the point: sum(e) at x = [a, 1.1] under --order 1, against
+  e's values there (no element lost to another's nan) and its derivative by x;
 and all must agree within rounding. Non-finite answers must agree in kind.
 """
 
@@ -89,8 +93,9 @@ def disagreements(n: int = N, seed: int = SEED) -> tuple[list[tuple], int]:
     rng = random.Random(seed + 1)
     bound = Session()
     formulas = Session()
-    bound.run(DEFINITIONS)
-    formulas.run(DEFINITIONS)
+    summed = Session()
+    for session in (bound, formulas, summed):
+        session.run(DEFINITIONS)
     found = []
     compared = 0
 
@@ -106,6 +111,8 @@ def disagreements(n: int = N, seed: int = SEED) -> tuple[list[tuple], int]:
         bound.bind_value("x", a)
         bound.bind_value("y", b)
         formulas.bind_value("y", b)
+        summed.bind_value("x", np.array([a, 1.1]))
+        summed.bind_value("y", b)
         v = _number(run(bound, node))
         if v is None:
             continue  # refused (an inner diff's order that is not a whole number, ...)
@@ -127,12 +134,42 @@ def disagreements(n: int = N, seed: int = SEED) -> tuple[list[tuple], int]:
         answers["definition"] = _number(run(bound, ast.Call("h", (ast.Num(repr(a)),
                                                                    ast.Num(repr(b))))))
         made = run(formulas, node, order=2, wrt="x") if a else None
-        if made is not None and made.error is None:
+        if made is not None and made.error is None and made.formulas is not None:
+            # (an expression without x, y bound: numbers, its derivatives 0)
             # (at 0, a formula's own removable singularities, cos(x)/x - sin(x)/x^2,
             # are no point of comparison: pasted back, it is 0/0 there)
             back = [_number(run(bound, parse(plain(f))[0].node)) for f in made.formulas]
             answers["formula 0"], answers["formula 1"], answers["formula 2"] = back
-        expected = {"--order 0": v, "--series c0": v, "definition": v}
+        by_y = run(bound, node, order=1, wrt="y")
+        if by_y.error is None:
+            answers["--wrt y value"] = float(by_y.value)
+            answers["--wrt y"] = float(by_y.derivatives[0])
+        diff_y = _number(run(bound, ast.Call("diff", (node, ast.Name("y")))))
+        gradient = run(bound, node, grad=True)
+        if gradient.error is None and gradient.gradient:
+            for name, g in gradient.gradient.items():
+                answers[f"--grad {name}"] = float(g)
+        elements = run(summed, node)
+        total = run(summed, ast.Call("sum", (node,)), order=1, wrt="x")
+        if elements.error is None and np.shape(elements.value) == (2,) \
+                and total.error is None:
+            answers["array element"] = float(elements.value[0])
+            answers["sum"] = float(total.value)
+            with np.errstate(all="ignore"):
+                expected_sum = float(np.sum(elements.value))
+            # (an inner diff by an array x is the sum's; a sum that is not
+            # finite has no derivative)
+            if "diff(" not in text and bool(np.isfinite(elements.value).all()):
+                answers["sum d/dx[0]"] = float(total.derivatives[0][0])
+        expected = {"--order 0": v, "--series c0": v, "definition": v, "--wrt y value": v,
+                    "array element": v}
+        if "sum" in answers:
+            expected["sum"] = expected_sum
+        if "--wrt y" in answers:
+            expected["--grad y"] = answers["--wrt y"]
+            if diff_y is not None:
+                answers["diff by y"] = diff_y
+                expected["diff by y"] = answers["--wrt y"]
         if math.isfinite(v):
             # a formula holds where the expression is defined: elsewhere it may
             # be simpler than the expression (0*atanh(3) is 0; diff(atanh(x), x)
@@ -140,7 +177,8 @@ def disagreements(n: int = N, seed: int = SEED) -> tuple[list[tuple], int]:
             expected["formula 0"] = v
         if "--order 1" in answers:
             d1, d2 = answers["--order 1"], answers["--order 2"]
-            expected.update({"diff": d1, "--series 2*c2": d2})
+            expected.update({"diff": d1, "--series 2*c2": d2, "--grad x": d1,
+                             "sum d/dx[0]": d1})
             if math.isfinite(v):
                 expected.update({"formula 1": d1, "formula 2": d2})
         for key, want in expected.items():

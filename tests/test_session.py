@@ -464,9 +464,13 @@ def test_grad_statement_says_the_derivative_options_do_not_apply() -> None:
 
 def test_eval_by_a_variable_the_expression_lacks_points_at_no_column() -> None:
     # the caret stood under the x of x^2 for --wrt y
-    res = _last("x = 1\nx^2", order=1, wrt="y")
-    assert res.error.message == "--wrt y: 'y' has no value; give one with --at y=... or y = ..."
+    res = _last("x = 1\nx^2", order=1, wrt="pi")
+    assert res.error.message == "cannot differentiate by the constant 'pi'"
     assert (res.error.line, res.error.column) == (2, None)
+    # a name with no value that the expression does not read: derivatives 0, as
+    # diff(x^2, y) gives (it was "--wrt y: 'y' has no value")
+    absent = _last("x = 1\nx^2", order=1, wrt="y")
+    assert absent.error is None and float(absent.derivatives[0]) == 0.0
     # y in the expression with no value: its formulas, x read as its value (issue 23)
     inside = _last("x = 1\nx^2 + y", order=1, wrt="y")
     assert inside.to_dict()["derivative_formulas"] == ["1"]

@@ -56,6 +56,8 @@ def check_help() -> str:
     return (f"Compare the derivatives of order 1 and 2 with numerical estimates by "
             f"{CHECK_ESTIMATE} (est_error: the estimate's own error bound); a derivative passes "
             f"when {CHECK_PASS_RULE} (eps the dtype's machine epsilon). "
+            "Inconclusive where the estimate cannot tell (no number, or its error not small "
+            "against the value): neither confirmed nor refuted, exit status 0. "
             "Exit status 3 when one fails.")
 
 

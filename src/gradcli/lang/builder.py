@@ -103,6 +103,11 @@ class Builder:
         """x² is x^2 and x⁻¹ is x^-1: a typeset exponent is a power."""
         base, token = c
         line, column = at(token)
+        if getattr(token, "after_blank", False):  # (a lark Token, in the tests, has none)
+            # x² ² reads like x²² (x^22) but would be (x²)²: neither is guessed
+            raise ParseError("a typeset exponent follows what it raises with no space "
+                             "between: x² is x^2, x²² is x^22, (x²)² is x^4",
+                             line=line, column=column)
         digits = exponent_meant(str(token))
         exponent: Node = Num(digits.lstrip("-"), line, column)
         if digits.startswith("-"):

@@ -51,6 +51,7 @@ class Calculus:
         self.keep_graph = keep_graph
         self.nodes_spent = 0  # by the nested derivatives of this statement
         self.diff_depth = 0
+        self.filled: list[Variable] = []  # the nodes fill_limits gave a limit
 
     def _order(self, node: Any, what: str) -> int:
         try:
@@ -158,6 +159,7 @@ class Calculus:
         """
         if order == 0:
             return y
+        self.fill_limits(y, [x, *self.ev.statement_leaves()])
         if self.diff_depth > 0 or self.keep_graph:
             # the session's derivatives warn themselves
             message = summed_warning(y, x) or mixed_warning(y, x)
@@ -192,8 +194,11 @@ class Calculus:
             elif d.shape == y.shape:  # a value that is nan has no derivatives
                 d = d + Constant(xp.where(xp.isnan(y.data), xp.nan, 0.0))
             return d
+        rows = self.engine.orders(y, x, order)
+        if order == 1 and _has_nan(rows[1]):  # backprop's through a limit
+            rows = [rows[0], self.through_limits(y, x, rows[1])]
         # a value that is nan has no derivatives, whatever it depends on
-        return Constant(undefined_where_nan(self.engine.orders(y, x, order))[-1])
+        return Constant(undefined_where_nan(rows)[-1])
 
     def _quietly(self, work: Any) -> Any:
         """``work()`` by the engine, its method and notes left as they were (a
@@ -227,6 +232,100 @@ class Calculus:
                     break
         return value
 
+    def fill_limits(self, y: Variable, leaves: list[Variable]) -> None:
+        """Give each node of y's graph that is nan at the point, from inputs that
+        are not, its limit along one of ``leaves`` (the node sin(x)/x at x = 0 is
+        1), and compute the nodes after it again: every derivative then reads the
+        numbers the value path prints (d/dy of sin(x)/x*y at x = 0 is 1, and
+        sum(sin(x)/x) keeps its other elements). Only an explicit backprop keeps
+        the nan. At most ``MAX_FILLED`` nodes are tried: each is a Taylor pass."""
+        xp = get_array_module(y.data)
+        if self.engine.method == "backprop" or y.creator is None \
+                or not _has_nan(y.data):
+            return
+        leaves = [x for x in leaves if type(x) is not Constant and x.data.size
+                  and x.data.dtype.kind == "f"]
+        if not leaves:
+            return
+        changed: set[int] = set()
+        tries = 0
+        for f in _functions(y):
+            outs = [ref() for ref in f.outputs]
+            if any(id(x) in changed for x in f.inputs):
+                with xp.errstate(all="ignore"):
+                    ys = f.forward(*[x.data for x in f.inputs])
+                for out, data in zip(outs, ys if isinstance(ys, tuple) else (ys,)):
+                    if out is not None:
+                        out.data = xp.asarray(data, dtype=out.data.dtype)
+                        changed.add(id(out))
+            if any(_has_nan(x.data) for x in f.inputs):
+                continue
+            for out in outs:
+                if out is None or not _has_nan(out.data) or tries >= MAX_FILLED:
+                    continue
+                tries += 1
+                filled = self.limit(out, leaves)
+                if filled is not out.data:
+                    out.data = xp.asarray(filled, dtype=out.data.dtype)
+                    changed.add(id(out))
+                    self.filled.append(out)
+
+    def gradient_values(self, y: Variable, leaves: dict[str, Variable]) -> dict[str, Any]:
+        """y's partial derivatives by ``leaves`` (backprop), with Taylor mode's
+        where backprop's are nan at a removable singularity (d/dx of sin(x)/x at
+        0), and nan where the value is nan (log(-y) has no derivative at 1), as
+        the derivatives by one variable are."""
+        self.fill_limits(y, list(leaves.values()))
+        gs = derivatives.grad(y, list(leaves.values())) if leaves else []
+        out = {}
+        for (name, leaf), g in zip(leaves.items(), gs):
+            data = g.data
+            if self.engine.method != "backprop" and data.dtype.kind in "fc" \
+                    and not bool(get_array_module(data).isfinite(data).all()):
+                data = self.through_limits(y, leaf, data)
+            out[name] = undefined_where_nan([y.data, data])[1]
+        return out
+
+    def through_limits(self, y: Variable, leaf: Variable, g: Any) -> Any:
+        """dy/d``leaf`` where backprop's ``g`` is not finite: Taylor mode's where
+        it applies (the number --order 1 prints); where it is still nan, the
+        chain rule through the nodes ``_cuts`` names, each cut from its graph:
+        backprop to them and to the leaf, times each one's own derivative by
+        Taylor mode (elementwise in the leaf, so one number an element)."""
+        xp = get_array_module(g)
+        row = self._quietly(lambda: self.engine.orders(y, leaf, 1)[1])
+        if row is not None and row.shape == g.shape:
+            g = xp.where(xp.isfinite(g), g, row)
+        if not _has_nan(g) or y.creator is None:
+            return g
+        for reductions in (False, True):  # the fewest cuts first
+            cut = _cuts(y, leaf, self.filled, reductions)
+            total = self._chain(y, leaf, cut) if cut else None
+            if total is not None:
+                g = xp.where(xp.isnan(g), total, g)
+            if not _has_nan(g):
+                break
+        return g
+
+    def _chain(self, y: Variable, leaf: Variable, cut: list[Variable]) -> Any:
+        """dy/d``leaf`` by backprop with the nodes ``cut`` from the graph, each
+        one's part by its own derivative (Taylor mode's); None where one has none."""
+        creators = [o.creator for o in cut]
+        try:
+            for o in cut:
+                o.creator = None
+            parts = derivatives.grad(y, [leaf, *cut])
+        finally:
+            for o, c in zip(cut, creators):
+                o.creator = c
+        total = parts[0].data
+        for o, part in zip(cut, parts[1:]):
+            local = self._quietly(lambda o=o: self.engine.orders(o, leaf, 1)[1])
+            if local is None or local.shape != o.shape:
+                return None
+            total = total + part.data * local
+        return total
+
     def call_limit(self, definition: Definition, args: list[Variable], node: Any,
                    y: Variable) -> Variable:
         """f(a) for f(t) = sin(t)/t where a is 0: its limit, as f(t) at t = a has
@@ -253,6 +352,7 @@ class Calculus:
         if type(y) is Constant:
             return Constant(value)
         y.data = value
+        self.filled.append(y)
         return y
 
     def gradient(self, node: Call, variables: list[str]) -> tuple[Variable, dict[str, Variable]]:
@@ -288,6 +388,53 @@ class Calculus:
         names = variable_names(args, functions, CONSTANTS)
         return matrix_value(self.ev, args, names, node,
                             nested=self.diff_depth > 0 or self.keep_graph)
+
+
+MAX_FILLED = 16
+"""Nodes of one graph whose limits ``fill_limits`` looks for (a Taylor pass each)."""
+
+
+def _has_nan(data: Any) -> bool:
+    return data.dtype.kind in "fc" and bool(get_array_module(data).isnan(data).any())
+
+
+def _functions(y: Variable) -> list[Any]:
+    """The Functions of y's graph, each after those that compute its inputs."""
+    seen: set[int] = set()
+    stack, out = [y.creator], []
+    seen.add(id(y.creator))
+    while stack:
+        f = stack.pop()
+        out.append(f)
+        for x in f.inputs:
+            if x.creator is not None and id(x.creator) not in seen:
+                seen.add(id(x.creator))
+                stack.append(x.creator)
+    out.sort(key=lambda f: f.generation)
+    return out
+
+
+def _cuts(y: Variable, leaf: Variable, filled: list[Variable],
+          reductions: bool) -> list[Variable]:
+    """The nodes of y's graph to take the chain rule through by Taylor mode, for
+    dy/d``leaf`` where backprop's is nan: those given a limit, and with
+    ``reductions`` the arguments of a reduction (sum(sin(x)/x), sum((x - x)^0.5)), each of the
+    leaf's shape and elementwise in it; at most ``MAX_FILLED``."""
+    found: dict[int, Variable] = {}
+    graph = _functions(y)
+    inside = {id(ref()) for f in graph for ref in f.outputs}
+    for o in filled:
+        if id(o) in inside:
+            found[id(o)] = o
+    for f in graph if reductions else ():
+        outs = [ref() for ref in f.outputs]
+        if all(out is not None and out.shape == leaf.shape for out in outs):
+            continue
+        for x in f.inputs:
+            if x.creator is not None and x.shape == leaf.shape:
+                found.setdefault(id(x), x)
+    return [o for o in found.values()
+            if o is not leaf and mixed_warning(o, leaf) is None][:MAX_FILLED]
 
 
 def to_int(v: Variable, what: str) -> int:

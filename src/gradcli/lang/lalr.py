@@ -38,7 +38,8 @@ class Token(str):
     """A matched terminal: its text, with its name (``type``) and where it is
     (1-based line and column, 0-based ``start_pos``; ``end_*`` just past it)."""
 
-    __slots__ = ("type", "start_pos", "line", "column", "end_line", "end_column", "end_pos")
+    __slots__ = ("type", "start_pos", "line", "column", "end_line", "end_column", "end_pos",
+                 "after_blank")
 
     type: str
     start_pos: int
@@ -47,6 +48,8 @@ class Token(str):
     end_line: int | None
     end_column: int | None
     end_pos: int | None
+    after_blank: bool
+    """Whether an ignored blank or comment comes just before (x² ² is refused)."""
 
     def __new__(cls, type_: str, value: str, start_pos: int, line: int, column: int,
                 end_line: int | None = None, end_column: int | None = None,
@@ -54,6 +57,7 @@ class Token(str):
         self = str.__new__(cls, value)
         self.type, self.start_pos, self.line, self.column = type_, start_pos, line, column
         self.end_line, self.end_column, self.end_pos = end_line, end_column, end_pos
+        self.after_blank = False
         return self
 
     def __repr__(self) -> str:
@@ -172,6 +176,7 @@ class Parser:
                     line_start = pos - len(value) + value.rindex("\n") + 1
                 continue
             token = self._token(match, pos, line, line_start)
+            token.after_blank = pos > 0 and text[pos - 1].isspace()
             pos, line = token.end_pos, token.end_line
             line_start = pos - token.end_column + 1
             self._feed(token, stack, values, states, rules)

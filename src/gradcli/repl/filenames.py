@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 import re
 
-from ..errors import UsageError
+from ..errors import UsageError, visible
 
 __all__ = ["check_file_name", "split_file_name"]
 
@@ -48,11 +48,13 @@ def split_file_name(args: str) -> tuple[str, str]:
 
 
 def check_file_name(name: str) -> str:
-    """``name``, or UsageError if it holds a control character (a NUL byte, an
-    escape, a line break), which no file should be named with and which
-    would be echoed raw to the terminal; the error shows it escaped."""
+    """``name``, or UsageError if it holds a control or format character (a NUL
+    byte, an escape, a line break, a bidi override such as U+202E): no file
+    should be named with one, and it would drive the terminal where the name
+    is shown. The error names the character by its code point and shows the
+    name as every message quotes user text (errors.visible)."""
     for index, ch in enumerate(name):
-        if ord(ch) < 32 or 127 <= ord(ch) < 160:
-            raise UsageError(f"the file name has a control character, {ascii(ch)[1:-1]}, "
-                             f"at position {index + 1}: {ascii(name)}")
+        if not ch.isprintable() and ch != " ":
+            raise UsageError(f"the file name has a control or format character, "
+                             f"U+{ord(ch):04X}, at position {index + 1}: {visible(name)}")
     return name

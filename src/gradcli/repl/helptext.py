@@ -26,6 +26,7 @@ LANGUAGE: list[tuple[str, str]] = [
     ("a; b   # note", "several statements on a line; a comment"),
     ("+  -  *  /  @", "sum, difference, product, quotient, matrix product"),
     ("**  ^", "power, right-associative: 2**3**2 is 512"),
+    ("x²  x⁻¹  (x+1)³", "typeset powers: x² is x^2, x⁻¹ is x^-1; x²^3 is (x²)^3"),
     ("2x  3(x + 1)  2pi", "implicit product, tighter than * and /: 1/2x is 1/(2x)"),
     ("v[0]  A[1, 0]", "indexing"),
     ("f'(a)  f''(a)", "derivatives of a one-argument function"),

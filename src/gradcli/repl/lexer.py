@@ -18,10 +18,15 @@ from prompt_toolkit.formatted_text import StyleAndTextTuples
 from prompt_toolkit.lexers import Lexer
 from prompt_toolkit.styles import Style
 
+from ..lang.names import SUPERSCRIPT_MINUS
 from ..lang.namespace import BUILTIN, CONSTANT, FUNCTION, SPECIAL, VARIABLE, Namespace
+from ..limits import SUPERSCRIPT_DIGITS
 
 if TYPE_CHECKING:
     from .loader import SessionLoader
+
+_POWER = f"{re.escape(SUPERSCRIPT_MINUS)}?[{re.escape(SUPERSCRIPT_DIGITS)}]+"
+"""A typeset exponent (x², x⁻¹): a power, as the language reads it."""
 
 TOKEN = re.compile(
     r"""
@@ -29,6 +34,7 @@ TOKEN = re.compile(
   | (?P<number>(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)
   | (?P<name>[A-Za-z_][A-Za-z_0-9]*)(?P<primes>'*)(?P<call>(?=\s*\())?
   | (?P<operator>\*\*|[-+*/^@=;,])
+  | (?P<power>""" + _POWER + r""")
   | (?P<bracket>[()\[\]])
   | (?P<space>\s+)
   | (?P<other>.)
@@ -48,6 +54,7 @@ STYLE = Style.from_dict(
         "variable": "ansiblue",
         "name": "",
         "operator": "ansired",
+        "power": "ansired",
         "bracket": "bold",
         "comment": "ansibrightblack italic",
         "command": "ansimagenta bold",

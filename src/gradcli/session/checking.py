@@ -34,7 +34,15 @@ def value_function(session: Session, node: Any, wrt: str) -> Callable[[np.ndarra
     def value_at(point: np.ndarray) -> np.ndarray:
         with no_grad():
             ev = Evaluator(session, overlay={wrt: xp.asarray(point, dtype=dtype)})
-            return as_numpy(ev.eval(node).data)
+            value = as_numpy(ev.eval(node).data)
+        if session.method == "backprop" or not bool(np.isnan(value).any()):
+            return value
+        # a sample at a removable singularity (sin(x)/x at 0) is its limit, as
+        # the value path prints it: in a graph, which has one
+        ev = Evaluator(session, overlay={wrt: xp.asarray(point, dtype=dtype)})
+        y = ev.eval(node)
+        ev.calculus.fill_limits(y, ev.statement_leaves())
+        return as_numpy(y.data)
 
     return value_at
 

@@ -15,7 +15,6 @@ import numpy as np
 
 from ..asked import EvalOptions
 from ..core.backend import as_numpy
-from ..core.derivatives import grad as core_grad
 from ..core.graph import Constant, Variable
 from ..core.method import blockwise, sample, undefined_where_nan
 from ..core.registry import REGISTRY
@@ -64,13 +63,20 @@ def evaluate_expression(session: Session, node: Any, options: EvalOptions, res: 
         y, x, ds = over_blocks
         res.wrt, res.point = x.name, as_numpy(x.data)
     else:
+        constants = _not_differentiated(session, node, options)
         ev = Evaluator(session, keep_graph=_differentiated(session, node, options),
-                       constants=_not_differentiated(session, node, options),
-                       overlay=_series_at_zero(session, node, options))
+                       constants=constants, overlay=_series_at_zero(session, node, options))
         # Evaluate first: a wrong name is reported as such, not as a missing
         # variable. The leaves made on the way are the ones differentiated by.
         try:
             y = ev.eval(node)
+            if constants and session.method != "backprop" and _has_nan(y):
+                # a 0/0 in a name read as a constant (sin(x)/x + y by y at x = 0)
+                # has its limit only in a graph of that name
+                ev = Evaluator(session, keep_graph=ev.calculus.keep_graph,
+                               overlay=_series_at_zero(session, node, options))
+                y = ev.eval(node)
+            ev.calculus.fill_limits(y, ev.statement_leaves())
         except UnknownNameError as err:
             if options.order and options.wrt is None and not options.grad \
                     and not options.check and options.series is None \
@@ -82,6 +88,10 @@ def evaluate_expression(session: Session, node: Any, options: EvalOptions, res: 
         wrt = options.wrt or default_wrt(session, node) if options.wants_derivatives else None
         if options.wants_derivatives and wrt is None:
             _constant_derivatives(y, options, res)  # no variable: all derivatives are 0
+        elif options.wants_derivatives and _absent(session, ev, node, wrt):
+            # x^2 --wrt y, y with no value: derivatives 0, as diff(x^2, y) gives
+            res.wrt = wrt
+            _constant_derivatives(y, options, res)
         elif options.wants_derivatives:
             res.wrt = wrt
             try:
@@ -114,6 +124,10 @@ def evaluate_expression(session: Session, node: Any, options: EvalOptions, res: 
             else:  # the derivatives printed only: k! c_k of the others may overflow
                 shown = max(options.order or 0, 2 if options.check else 0)
                 ds = engine.orders(y, x, shown) if shown else [y.data]
+        if over_blocks is None and len(ds) > 1 and session.method != "backprop" \
+                and bool(np.isnan(as_numpy(ds[1])).any()):
+            # backprop's first derivative through a limit (sum(sin(x)/x) at 0)
+            ds = [ds[0], ev.calculus.through_limits(y, x, ds[1]), *ds[2:]]
         # a value that is nan has no derivatives, whatever it depends on (diff
         # gives nan there; --wrt x of an expression without x gave 0)
         ds = undefined_where_nan(ds)
@@ -139,8 +153,7 @@ def evaluate_expression(session: Session, node: Any, options: EvalOptions, res: 
     if options.grad:
         for leaf in leaves.values():
             engine.warn_if_summed(y, leaf)
-        gs = core_grad(y, list(leaves.values())) if leaves else []
-        res.gradient = {n: as_numpy(g.data) for n, g in zip(leaves, gs)}
+        res.gradient = {n: as_numpy(g) for n, g in ev.calculus.gradient_values(y, leaves).items()}
         if gradient_check:
             from .checking import check_gradient
 
@@ -187,8 +200,9 @@ def gradient_statement(session: Session, node: Any) -> dict[str, np.ndarray]:
     """``grad(expr[, x, y...])`` as a statement: its partial derivatives; ans is the
     gradient (or none, where the partials differ in shape)."""
     body_names = variables_of(session, node.args[0]) if node.args else []
-    y, leaves = Evaluator(session, keep_graph=True).gradient(node, body_names)
-    gs = [g.data for g in core_grad(y, list(leaves.values()))] if leaves else []
+    ev = Evaluator(session, keep_graph=True)
+    y, leaves = ev.gradient(node, body_names)
+    gs = list(ev.calculus.gradient_values(y, leaves).values())
     # ans is what was printed: the partial derivative, or the gradient vector
     # of several of one shape (of different shapes there is no one value)
     session.no_ans = None
@@ -307,6 +321,13 @@ def _checks_the_gradient(session: Session, node: Any, options: EvalOptions) -> b
     return False
 
 
+def _absent(session: Session, ev: Evaluator, node: Any, wrt: str) -> bool:
+    """Whether ``wrt`` is a name with no value that the expression does not read
+    (nor a function): a variable everything here is constant in."""
+    return ev.leaf(wrt) is None and not is_builtin(wrt) and wrt not in session.functions \
+        and wrt not in free_names(node, session.functions)
+
+
 def _constant_derivatives(y: Variable, options: EvalOptions, res: Result) -> None:
     value = as_numpy(y.data)
     zero = np.where(np.isnan(value), np.nan, np.zeros_like(value))
@@ -320,6 +341,10 @@ def _constant_derivatives(y: Variable, options: EvalOptions, res: Result) -> Non
 
 
 
+
+
+def _has_nan(y: Variable) -> bool:
+    return y.data.dtype.kind in "fc" and bool(np.isnan(as_numpy(y.data)).any())
 
 
 def _factorial(k: int) -> float:

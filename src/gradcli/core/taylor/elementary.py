@@ -611,6 +611,7 @@ def select_rule(pick: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def flat_rule(u0: Any, U: Any, y0: Any, n: int) -> Any:
-    """A step function between its jumps (floor, sign ...): every higher coefficient is 0."""
+    """A step function between its jumps (floor, sign ...): every higher coefficient is 0,
+    known to be (no rows: a polynomial of degree 0, so a power of it that is 0 is 0)."""
     xp = get_array_module(y0)
-    return xp.zeros((n,) + y0.shape, dtype=float_dtype(y0))
+    return xp.zeros((0,) + y0.shape, dtype=float_dtype(y0))
