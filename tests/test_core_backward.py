@@ -146,6 +146,7 @@ def _classes(module: Any) -> set[type]:
     return {c for c in vars(module).values()
             if isinstance(c, type) and issubclass(c, Function) and c.__module__ == module.__name__
             and not c.__name__.startswith("_")
+            and not c.__subclasses__()  # a base such as Extreme (of Max, Min)
             and c.forward is not Function.forward}
 
 

@@ -19,34 +19,7 @@ PACKAGE = SRC / "gradcli"
 # name in the defining module, which another helper is editing): importer (path
 # under src/gradcli) and the private name it uses. Entries must still occur, so
 # the list only shrinks; it goes away when those files are fixed.
-ALLOWED_UNTIL_FIXED: frozenset[tuple[str, str]] = frozenset({
-    # core/graph.py (backprop helper) must name these publicly
-    ("core/backprop.py", "gradcli.core.graph._new"),
-    ("core/backprop.py", "gradcli.core.graph._to_array"),
-    ("core/operators.py", "gradcli.core.graph._call1"),
-    ("core/operators.py", "gradcli.core.graph._new"),
-    ("core/operators.py", "gradcli.core.graph._operand"),
-    ("core/ops.py", "gradcli.core.graph._OUT"),
-    ("core/ops.py", "gradcli.core.graph._call1"),
-    ("core/ops.py", "gradcli.core.graph._link"),
-    ("core/ops.py", "gradcli.core.graph._new"),
-    ("core/ops.py", "gradcli.core.graph._operand"),
-    ("core/registry.py", "gradcli.core.graph._OUT"),
-    ("core/registry.py", "gradcli.core.graph._call1"),
-    ("core/registry.py", "gradcli.core.graph._new"),
-    ("core/shapes.py", "gradcli.core.graph._operand"),
-    # core/ops.py (bounds helper)
-    ("core/operators.py", "gradcli.core.ops._binop"),
-    ("core/operators.py", "gradcli.core.ops._np_add"),
-    ("core/operators.py", "gradcli.core.ops._np_div"),
-    ("core/operators.py", "gradcli.core.ops._np_mul"),
-    ("core/operators.py", "gradcli.core.ops._np_sub"),
-    # core/shapes.py (bounds helper)
-    ("core/mixing.py", "gradcli.core.shapes._Extreme"),
-    ("core/ops.py", "gradcli.core.shapes._fit_data"),
-    # render/numbers.py (bounds helper)
-    ("render/csv.py", "gradcli.render.numbers._texts"),
-})
+ALLOWED_UNTIL_FIXED: frozenset[tuple[str, str]] = frozenset()
 
 
 def _private(name: str) -> bool:

@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from .backend import get_array_module
-from .graph import Config, Constant, Function, Variable, _new, _to_array
+from .graph import Config, Constant, Function, Variable, as_data_array, new_instance
 from .running import NOW, Running
 
 _epoch = itertools.count(1).__next__
@@ -59,8 +59,8 @@ def backward(self: Variable, retain_grad: bool = False, create_graph: bool = Fal
 
 def _variable(data: Any) -> Variable:
     """A Variable of an array (or a NumPy scalar) without __init__'s checks."""
-    v = _new(Variable)
-    v.data = data if type(data) is np.ndarray else _to_array(data)
+    v = new_instance(Variable)
+    v.data = data if type(data) is np.ndarray else as_data_array(data)
     v.name = None
     v.grad = None
     v.creator = None
@@ -119,7 +119,7 @@ def _backward_graph(y: Variable, retain_grad: bool, now: Running) -> None:
             if gx is None or type(x) is Constant:
                 continue
             if not isinstance(gx, Variable):
-                gx = Variable(_to_array(gx))
+                gx = Variable(as_data_array(gx))
             if x.grad is None:
                 x.grad = gx
             else:

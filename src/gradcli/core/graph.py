@@ -52,7 +52,7 @@ def _is_array(data: Any) -> bool:
     return isinstance(data, np.ndarray) or type(data).__module__.startswith("cupy")
 
 
-def _to_array(y: Any) -> Any:
+def as_data_array(y: Any) -> Any:
     if type(y) is np.ndarray:
         return y
     if isinstance(y, np.generic):
@@ -187,7 +187,7 @@ def _as_constant(obj: Any) -> Variable:
     return Constant(obj)
 
 
-_new = object.__new__
+new_instance = object.__new__
 _ref = weakref.ref
 _ndarray = np.ndarray
 _generic = np.generic
@@ -196,7 +196,7 @@ _asarray = np.asarray
 def _array_out() -> Any:
     """``out=...`` makes a ufunc return a 0-d array rather than a scalar (NumPy >= 2.3;
     a Function's output is an array, and wrapping a scalar costs a third of a
-    scalar sin); on older NumPy ``_link`` wraps the scalar instead."""
+    scalar sin); on older NumPy ``link_output`` wraps the scalar instead."""
     try:
         np.add(np.zeros(()), np.zeros(()), out=...)
     except TypeError:
@@ -204,14 +204,14 @@ def _array_out() -> Any:
     return ...
 
 
-_OUT = _array_out()
+UFUNC_OUT = _array_out()
 
 _const_tables: dict[Any, dict[Any, Constant]] = {}
 _F64 = np.dtype(np.float64)
 _f64_consts: dict[Any, Constant] = _const_tables.setdefault(_F64, {})
 
 
-def _operand(c: Any, like: Variable) -> Any:
+def operand_of(c: Any, like: Variable) -> Any:
     """Wrap a non-Variable operand, keeping a float Variable's dtype (NEP 50).
 
     Python numbers become shared read-only Constants: a chain that adds 0.001
@@ -257,7 +257,7 @@ class Function:
 
     def __call__(self, *inputs: Any) -> Any:
         if len(inputs) == 1:
-            return _call1(self, inputs[0])
+            return call_one(self, inputs[0])
         xs = [x if isinstance(x, Variable) else _as_constant(x) for x in inputs]
         outer = NOW.op
         NOW.op = self
@@ -267,7 +267,7 @@ class Function:
             NOW.op = outer
         gen = max([x.generation for x in xs], default=0)
         if type(ys) is not tuple:
-            return _link(self, xs, ys, gen)
+            return link_output(self, xs, ys, gen)
         return _link_all(self, xs, ys, gen)
 
     def forward(self, *xs: Any) -> Any:
@@ -310,7 +310,7 @@ def attach(f: Function, inputs: list[Variable], out: Variable, gen: int) -> None
     out.generation = gen + 1
 
 
-def _link(f: Function, inputs: list[Variable], y: Any, gen: int) -> Variable:
+def link_output(f: Function, inputs: list[Variable], y: Any, gen: int) -> Variable:
     """The output Variable of ``f`` holding ``y``, linked into the graph as the
     output of ``f`` over ``inputs`` (whose highest generation is ``gen``) while
     backprop is enabled; ``f``'s only output (a second call replaces the first).
@@ -318,12 +318,12 @@ def _link(f: Function, inputs: list[Variable], y: Any, gen: int) -> Variable:
     Every Function call and operator ends here: it is the innermost loop of every
     formula, so it builds the Variable without __init__'s checks.
     """
-    out = _new(Variable)
+    out = new_instance(Variable)
     # NumPy ufuncs turn 0-d arrays into scalars; outputs are always arrays.
     out.data = (
         y if type(y) is _ndarray
         else _asarray(y) if isinstance(y, _generic)
-        else _to_array(y)
+        else as_data_array(y)
     )
     out.name = None
     out.grad = None
@@ -345,13 +345,13 @@ def _link(f: Function, inputs: list[Variable], y: Any, gen: int) -> Variable:
 
 
 def _link_all(f: Function, inputs: list[Variable], ys: tuple[Any, ...], gen: int) -> Any:
-    """``_link`` for a Function of several outputs: a list of them (one: itself).
+    """``link_output`` for a Function of several outputs: a list of them (one: itself).
     They are never shared or folded: each stands for the Function's others too."""
     global _sharing
     outer = _sharing
     _sharing = None
     try:
-        outputs = [_link(f, inputs, y, gen) for y in ys]
+        outputs = [link_output(f, inputs, y, gen) for y in ys]
     finally:
         _sharing = outer
     if Config.enable_backprop:
@@ -359,9 +359,9 @@ def _link_all(f: Function, inputs: list[Variable], ys: tuple[Any, ...], gen: int
     return outputs if len(outputs) > 1 else outputs[0]
 
 
-def _call1(f: Function, x: Any) -> Variable:
+def call_one(f: Function, x: Any) -> Variable:
     """``f(x)`` for a Function of one input and one output: what ``__call__`` does,
-    one call shorter (the built-ins call it with a Function made by ``_new``, not
+    one call shorter (the built-ins call it with a Function made by ``new_instance``, not
     through ``type.__call__``: together a fifth of a scalar sin's time)."""
     if not isinstance(x, Variable):
         x = _as_constant(x)
@@ -371,5 +371,5 @@ def _call1(f: Function, x: Any) -> Variable:
     finally:
         NOW.op = None
     if type(ys) is not tuple:
-        return _link(f, [x], ys, x.generation)
+        return link_output(f, [x], ys, x.generation)
     return _link_all(f, [x], ys, x.generation)

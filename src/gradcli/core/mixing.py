@@ -17,6 +17,7 @@ from .graph import Function, Variable
 from .ops import Add, Div, Mul, Neg, OneMinusSquare, Pow, Sub
 from .shapes import (
     BroadcastTo,
+    Extreme,
     GetItem,
     GetItemGrad,
     MatMul,
@@ -24,14 +25,13 @@ from .shapes import (
     Sum,
     SumTo,
     Transpose,
-    _Extreme,
 )
 
 # operations whose output element i is made from input element i alone, once
 # their operands have the output's shape (or one element each)
 _POINTWISE: tuple[type[Function], ...] = (Add, Sub, Mul, Div, Neg, Pow, OneMinusSquare)
 # operations that always combine or move elements of an input of 2 or more
-_MIXING: tuple[type[Function], ...] = (Sum, MatMul, GetItem, GetItemGrad, _Extreme)
+_MIXING: tuple[type[Function], ...] = (Sum, MatMul, GetItem, GetItemGrad, Extreme)
 
 
 def _registry_classes() -> tuple[type[Function], ...]:

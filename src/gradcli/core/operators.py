@@ -8,18 +8,18 @@ from __future__ import annotations
 
 from typing import Any
 
-from .graph import Variable, _call1, _new, _operand
+from .graph import Variable, call_one, new_instance, operand_of
 from .ops import (
     Add,
     Div,
     Mul,
     Neg,
     Sub,
-    _binop,
-    _np_add,
-    _np_div,
-    _np_mul,
-    _np_sub,
+    binop,
+    np_add,
+    np_div,
+    np_mul,
+    np_sub,
     pow,
     rdiv,
     rpow,
@@ -29,23 +29,23 @@ from .shapes import get_item, matmul, reshape, sum, transpose
 
 
 def _v_add(self: Variable, other: Any) -> Variable:
-    return _binop(Add, _np_add, self, _operand(other, self))
+    return binop(Add, np_add, self, operand_of(other, self))
 
 
 def _v_sub(self: Variable, other: Any) -> Variable:
-    return _binop(Sub, _np_sub, self, _operand(other, self))
+    return binop(Sub, np_sub, self, operand_of(other, self))
 
 
 def _v_mul(self: Variable, other: Any) -> Variable:
-    return _binop(Mul, _np_mul, self, _operand(other, self))
+    return binop(Mul, np_mul, self, operand_of(other, self))
 
 
 def _v_truediv(self: Variable, other: Any) -> Variable:
-    return _binop(Div, _np_div, self, _operand(other, self))
+    return binop(Div, np_div, self, operand_of(other, self))
 
 
 def _v_neg(self: Variable) -> Variable:
-    return _call1(_new(Neg), self)
+    return call_one(new_instance(Neg), self)
 
 
 def _v_rmatmul(self: Variable, other: Any) -> Variable:

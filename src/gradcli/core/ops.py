@@ -15,7 +15,17 @@ import numpy as np
 
 from ..errors import ShapeError
 from .backend import get_array_module
-from .graph import _OUT, Constant, Function, Variable, _call1, _link, _new, _operand, as_variable
+from .graph import (
+    UFUNC_OUT,
+    Constant,
+    Function,
+    Variable,
+    as_variable,
+    call_one,
+    link_output,
+    new_instance,
+    operand_of,
+)
 from .registry import lookup
 from .running import NOW, builtin
 from .shapes import (  # noqa: F401 - ops offered the structural operations: still does
@@ -31,8 +41,8 @@ from .shapes import (  # noqa: F401 - ops offered the structural operations: sti
     Sum,
     SumTo,
     Transpose,
-    _fit_data,
     check_size,
+    fit_data,
     get_item,
     matmul,
     sum,
@@ -50,7 +60,7 @@ def _broadcast_shape(s0: tuple[int, ...], s1: tuple[int, ...], op: str) -> None:
     check_size(shape, f"'{op}'")
 
 
-_np_add, _np_sub, _np_mul, _np_div, _np_neg = (
+np_add, np_sub, np_mul, np_div, _np_neg = (
     np.add, np.subtract, np.multiply, np.true_divide, np.negative
 )
 
@@ -67,10 +77,10 @@ class _Binary(Function):
     apply: Any = None  # the operator, for arrays that are not NumPy's (CuPy's)
 
     def forward(self, x0: Any, x1: Any) -> Any:
-        # the operators take _binop's shorter way; this is Add()(a, b)'s
+        # the operators take binop's shorter way; this is Add()(a, b)'s
         self._shapes(x0, x1)
         if type(x0) is _ndarray and type(x1) is _ndarray:
-            return self.ufunc(x0, x1, out=_OUT)
+            return self.ufunc(x0, x1, out=UFUNC_OUT)
         return self.apply(x0, x1)
 
     def _shapes(self, x0: Any, x1: Any) -> None:
@@ -87,15 +97,15 @@ class _Binary(Function):
                 gx1 = sum_to(gx1, self.x1_shape)
         return gx0, gx1
 
-    def _fit_data(self, gx0: Any, gx1: Any) -> tuple[Any, Any]:
+    def fit_data(self, gx0: Any, gx1: Any) -> tuple[Any, Any]:
         if self.x0_shape != self.x1_shape:
-            return _fit_data(gx0, self.x0_shape), _fit_data(gx1, self.x1_shape)
+            return fit_data(gx0, self.x0_shape), fit_data(gx1, self.x1_shape)
         return gx0, gx1
 
 
 class Add(_Binary):
     __slots__ = ()
-    ufunc = _np_add
+    ufunc = np_add
     op_name = "+"
     apply = staticmethod(operator.add)
 
@@ -107,12 +117,12 @@ class Add(_Binary):
     def _backward_data(self, gy: Any) -> tuple[Any, Any]:
         if self.x0_shape == self.x1_shape:
             return gy, gy
-        return self._fit_data(gy, gy)
+        return self.fit_data(gy, gy)
 
 
 class Sub(_Binary):
     __slots__ = ()
-    ufunc = _np_sub
+    ufunc = np_sub
     op_name = "-"
     apply = staticmethod(operator.sub)
 
@@ -121,12 +131,12 @@ class Sub(_Binary):
 
     def _backward_data(self, gy: Any) -> tuple[Any, Any]:
         x1 = self.inputs[1]
-        return self._fit_data(gy, None if type(x1) is Constant else -gy)
+        return self.fit_data(gy, None if type(x1) is Constant else -gy)
 
 
 class Mul(_Binary):
     __slots__ = ()
-    ufunc = _np_mul
+    ufunc = np_mul
     op_name = "*"
     apply = staticmethod(operator.mul)
 
@@ -146,12 +156,12 @@ class Mul(_Binary):
         gx1 = None if type(x1) is Constant else gy * x0.data[()]
         if self.x0_shape == self.x1_shape:
             return gx0, gx1
-        return self._fit_data(gx0, gx1)
+        return self.fit_data(gx0, gx1)
 
 
 class Div(_Binary):
     __slots__ = ()
-    ufunc = _np_div
+    ufunc = np_div
     op_name = "/"
     apply = staticmethod(operator.truediv)
 
@@ -170,7 +180,7 @@ class Div(_Binary):
         gx0 = None if type(x0) is Constant else gy / d1
         # as backward computes it: the same numbers with create_graph or without
         gx1 = None if type(x1) is Constant else -(gy / d1) * (d0 / d1)
-        return self._fit_data(gx0, gx1)
+        return self.fit_data(gx0, gx1)
 
 
 class Neg(Function):
@@ -179,7 +189,7 @@ class Neg(Function):
 
     def forward(self, x: Any) -> Any:
         if type(x) is _ndarray:
-            return _np_neg(x, out=_OUT)
+            return _np_neg(x, out=UFUNC_OUT)
         return -x
 
     def backward(self, gy: Variable) -> Variable:
@@ -259,7 +269,7 @@ class Pow(Function):
             base = xp.where(d0 == 0, 1, d0) if xp.any(d0 == 0) else d0  # see backward
             gx1 = gy * self.outputs[0]().data[()] * xp.log(base)
         if self.x0_shape != self.x1_shape:
-            return _fit_data(gx0, self.x0_shape), _fit_data(gx1, self.x1_shape)
+            return fit_data(gx0, self.x0_shape), fit_data(gx1, self.x1_shape)
         return gx0, gx1
 
 
@@ -270,11 +280,11 @@ def _is_integer(c: Any) -> bool:
         return False
 
 
-def _binop(cls: type[_Binary], ufunc: Any, x0: Variable, x1: Variable) -> Variable:
+def binop(cls: type[_Binary], ufunc: Any, x0: Variable, x1: Variable) -> Variable:
     """``cls()(x0, x1)`` for the arithmetic operators, without the generic call:
     the ufunc on two arrays, else ``forward``.
     """
-    f = _new(cls)
+    f = new_instance(cls)
     d0 = x0.data
     d1 = x1.data
     s0 = f.x0_shape = d0.shape
@@ -284,7 +294,7 @@ def _binop(cls: type[_Binary], ufunc: Any, x0: Variable, x1: Variable) -> Variab
     NOW.op = f  # forwards do not nest: no outer one to restore
     try:
         if type(d0) is _ndarray and type(d1) is _ndarray:
-            y = ufunc(d0, d1, out=_OUT)
+            y = ufunc(d0, d1, out=UFUNC_OUT)
         else:
             y = f.apply(d0, d1)
     finally:
@@ -292,43 +302,43 @@ def _binop(cls: type[_Binary], ufunc: Any, x0: Variable, x1: Variable) -> Variab
     gen = x0.generation
     if x1.generation > gen:
         gen = x1.generation
-    return _link(f, [x0, x1], y, gen)
+    return link_output(f, [x0, x1], y, gen)
 
 
 def add(x0: Any, x1: Any) -> Variable:
     if not isinstance(x0, Variable):
         x0 = as_variable(x0)
-    return _binop(Add, _np_add, x0, _operand(x1, x0))
+    return binop(Add, np_add, x0, operand_of(x1, x0))
 
 
 def sub(x0: Any, x1: Any) -> Variable:
     if not isinstance(x0, Variable):
         x0 = as_variable(x0)
-    return _binop(Sub, _np_sub, x0, _operand(x1, x0))
+    return binop(Sub, np_sub, x0, operand_of(x1, x0))
 
 
 def rsub(x0: Variable, x1: Any) -> Variable:
-    return _binop(Sub, _np_sub, _operand(x1, x0), x0)
+    return binop(Sub, np_sub, operand_of(x1, x0), x0)
 
 
 def mul(x0: Any, x1: Any) -> Variable:
     if not isinstance(x0, Variable):
         x0 = as_variable(x0)
-    return _binop(Mul, _np_mul, x0, _operand(x1, x0))
+    return binop(Mul, np_mul, x0, operand_of(x1, x0))
 
 
 def div(x0: Any, x1: Any) -> Variable:
     if not isinstance(x0, Variable):
         x0 = as_variable(x0)
-    return _binop(Div, _np_div, x0, _operand(x1, x0))
+    return binop(Div, np_div, x0, operand_of(x1, x0))
 
 
 def rdiv(x0: Variable, x1: Any) -> Variable:
-    return _binop(Div, _np_div, _operand(x1, x0), x0)
+    return binop(Div, np_div, operand_of(x1, x0), x0)
 
 
 def neg(x: Any) -> Variable:
-    return _call1(_new(Neg), x)
+    return call_one(new_instance(Neg), x)
 
 
 def pow(x: Any, c: Any) -> Variable:
@@ -337,12 +347,12 @@ def pow(x: Any, c: Any) -> Variable:
     if isinstance(c, Variable):
         return Pow()(x, c)
     if isinstance(c, np.ndarray) and c.ndim > 0:
-        return Pow()(x, _operand(c, x))
-    return _call1(Pow(c.item() if hasattr(c, "item") else c), x)
+        return Pow()(x, operand_of(c, x))
+    return call_one(Pow(c.item() if hasattr(c, "item") else c), x)
 
 
 def rpow(x: Variable, base: Any) -> Variable:
-    return Pow()(_operand(base, x), x)
+    return Pow()(operand_of(base, x), x)
 
 
 def square(x: Any) -> Variable:
@@ -376,7 +386,7 @@ class OneMinusSquare(Function):
 
 
 def one_minus_square(x: Any, sign: float = 1.0) -> Variable:
-    return _call1(OneMinusSquare(sign), x)
+    return call_one(OneMinusSquare(sign), x)
 
 
 def mean(x: Any, axis: Any = None, keepdims: bool = False) -> Variable:

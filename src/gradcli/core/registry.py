@@ -19,7 +19,7 @@ import numpy as np
 from ..errors import ArityError, UnknownNameError
 from ..record import Record
 from .backend import get_array_module
-from .graph import _OUT, Function, Variable, _call1, _new
+from .graph import UFUNC_OUT, Function, Variable, call_one, new_instance
 
 
 class Builtin(Record):
@@ -146,7 +146,7 @@ def elementwise(
 
         def _forward(self: Function, x: Any) -> Any:
             if type(x) is np.ndarray:
-                return np_func(x, out=_OUT) if ufunc is not None else np_func(x)
+                return np_func(x, out=UFUNC_OUT) if ufunc is not None else np_func(x)
             return getattr(get_array_module(x), xp_name)(x)
     else:
         fwd = forward
@@ -186,7 +186,7 @@ def elementwise(
     def wrapper(x: Any) -> Variable:
         if not isinstance(x, Variable) and hasattr(x, "__gradcli_call__"):
             return x.__gradcli_call__(name)  # a formula: the call, as a formula
-        return _call1(_new(cls), x)  # cls()(x), one call shorter: cls has no __init__
+        return call_one(new_instance(cls), x)  # cls()(x), one call shorter: cls has no __init__
 
     wrapper.__name__ = wrapper.__qualname__ = name
     wrapper.__doc__ = doc

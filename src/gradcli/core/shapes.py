@@ -15,7 +15,7 @@ import numpy as np
 from ..errors import LimitError, OutOfRangeError, ShapeError
 from ..limits import MAX_DIMS, MAX_ELEMENTS
 from .backend import get_array_module
-from .graph import Constant, Function, Variable, _operand, as_variable
+from .graph import Constant, Function, Variable, as_variable, operand_of
 
 
 def check_size(shape: tuple[int, ...], what: str) -> None:
@@ -63,7 +63,7 @@ def _count_text(shape: tuple[int, ...]) -> str:
     return f"({dims},)" if len(shape) == 1 else f"({dims})"
 
 
-def _fit_data(g: Any, shape: tuple[int, ...]) -> Any:
+def fit_data(g: Any, shape: tuple[int, ...]) -> Any:
     """Sum an array gradient back to ``shape`` after broadcasting."""
     if g is None or g.shape == shape:
         return g
@@ -206,7 +206,7 @@ class BroadcastTo(Function):
         return sum_to(gy, self.x_shape)
 
     def _backward_data(self, gy: Any) -> Any:
-        return _fit_data(gy, self.x_shape)
+        return fit_data(gy, self.x_shape)
 
 
 def broadcast_to(x: Any, shape: tuple[int, ...]) -> Variable:
@@ -299,9 +299,9 @@ def _swap_last(x: Variable) -> Variable:
 def matmul(x: Any, W: Any) -> Variable:
     if not isinstance(x, Variable):
         W = as_variable(W)
-        x = _operand(x, W)
+        x = operand_of(x, W)
     else:
-        W = _operand(W, x)
+        W = operand_of(W, x)
     if x.ndim == 0 or W.ndim == 0:
         raise ShapeError(f"'@' needs arrays, got shapes {x.shape} and {W.shape}")
     return MatMul()(x, W)
@@ -349,7 +349,7 @@ def get_item(x: Any, slices: Any) -> Variable:
     return GetItem(slices)(x)
 
 
-class _Extreme(Function):
+class Extreme(Function):
     """max / min: the gradient is split evenly among the elements equal to the extreme.
 
     DeZero gives each tied element the whole gradient, so d max(x, x)/dx came
@@ -378,11 +378,11 @@ class _Extreme(Function):
         return broadcast_to(gy, x.shape) * Constant(share)
 
 
-class Max(_Extreme):
+class Max(Extreme):
     reduce = "max"
 
 
-class Min(_Extreme):
+class Min(Extreme):
     reduce = "min"
 
 

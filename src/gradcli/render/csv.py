@@ -41,7 +41,7 @@ from typing import Any
 import numpy as np
 
 from ..results import CheckEntry, Result
-from .numbers import CHUNK, _texts, format_value
+from .numbers import CHUNK, format_value, number_texts
 from .plain import RenderOptions
 from .sweep import flat, point_errors, point_shape
 
@@ -258,7 +258,7 @@ def _point_texts(a: Any, shape: tuple[int, ...], start: int, stop: int,
         return ["true" if v else "false" for v in flat(arr, shape)[start:stop].tolist()]
     if arr.dtype.kind == "c":
         return [format_value(v) for v in flat(arr, shape)[start:stop]]
-    return _texts(flat(arr.astype(np.float64, copy=False), shape)[start:stop], None)
+    return number_texts(flat(arr.astype(np.float64, copy=False), shape)[start:stop], None)
 
 
 FORMULA_COLUMNS = ["input", "order", "formula", "error"]

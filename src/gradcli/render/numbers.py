@@ -112,7 +112,7 @@ def _array_pieces(arr: np.ndarray, digits: int | None) -> Iterator[str]:
     if arr.ndim == 1:
         yield "["
         for i in range(0, flat.size, CHUNK):
-            yield (", " if i else "") + ", ".join(_texts(flat[i : i + CHUNK], digits))
+            yield (", " if i else "") + ", ".join(number_texts(flat[i : i + CHUNK], digits))
         yield "]"
         return
     n = arr.shape[-1]
@@ -122,7 +122,7 @@ def _array_pieces(arr: np.ndarray, digits: int | None) -> Iterator[str]:
     spans = [int(np.prod(outer[k:])) for k in range(len(outer) - 1, -1, -1)]  # innermost first
     for r0 in range(0, rows, step):
         r1 = min(rows, r0 + step)
-        texts = _texts(flat[r0 * n : r1 * n], digits)
+        texts = number_texts(flat[r0 * n : r1 * n], digits)
         parts = ["[" + ", ".join(texts[j : j + n]) + "]" for j in range(0, len(texts), n)]
         # a row opens the brackets of each outer axis it starts, closes those it ends
         r = np.arange(r0, r1)
@@ -138,7 +138,7 @@ def _array_pieces(arr: np.ndarray, digits: int | None) -> Iterator[str]:
         yield (", " if r0 else "") + ", ".join(parts)
 
 
-def _texts(flat: np.ndarray, digits: int | None) -> list[str]:
+def number_texts(flat: np.ndarray, digits: int | None) -> list[str]:
     """format_number of each element of a 1-D float64 array, fast: a million
     numbers are a few seconds of Python as one call each, and ``repr`` is
     already the text of all but non-finite, whole and negative-zero numbers."""

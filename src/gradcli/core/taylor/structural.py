@@ -202,7 +202,7 @@ def _get_item_grad_rule(f: Function, ins: list[tuple[Any, Any]], y0: Any, n: int
 
 
 def _extreme_rule(f: Function, ins: list[tuple[Any, Any]], y0: Any, n: int) -> Any:
-    # the tied elements share the extreme evenly, as backprop (ops._Extreme) splits
+    # the tied elements share the extreme evenly, as backprop (ops.Extreme) splits
     # the gradient (max(x, x) is x, not 2x), unless one of them is the extreme on
     # both sides of the point: then it is that one's (see _extreme_branch)
     u0, U = ins[0]
