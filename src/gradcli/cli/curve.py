@@ -14,7 +14,7 @@ from typing import Any
 
 from ..render.output import Output, colour_enabled, isatty
 from .commands import bind_all_at
-from .input import UsageProblem, line_of
+from .input import UsageProblem, line_of, split_over
 from .words import CLI_WORDS
 
 EXAMPLE = "gradcli curve 'f(t) = t^3 - t; f(x)'"
@@ -24,7 +24,6 @@ MANY = "give each expression its own EXPR argument, as in: gradcli curve 'sin(x)
 def run_curve(args: Any, after_dashes: list[str]) -> int:
     """``gradcli curve`` with parsed ``args``; the exit status."""
     from ..errors import GradcliError
-    from ..lang.names import NAME
     from ..lang.ranges import over_range
     from ..render.plain import RenderOptions
     from ..session import Session
@@ -33,10 +32,7 @@ def run_curve(args: Any, after_dashes: list[str]) -> int:
     exprs = [*args.exprs, *after_dashes]
     if not exprs:
         raise UsageProblem("Missing argument 'EXPR'.")
-    var, sep, interval = args.over.partition("=")
-    if not sep or not NAME.fullmatch(var.strip()):
-        raise UsageProblem(f"expected NAME=A:B, as in x=0:2pi; got {args.over!r}", "--over")
-    var = var.strip()
+    var, interval = split_over(args.over)
     terminal = isatty(sys.stdout)
     if args.output is None and not terminal:
         raise UsageProblem("standard output is not a terminal: give a file to write, "

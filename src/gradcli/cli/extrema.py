@@ -10,7 +10,7 @@ from typing import Any
 
 from ..render.output import Output
 from .commands import bind_all_at
-from .input import UsageProblem, line_of
+from .input import UsageProblem, line_of, split_over
 from .words import CLI_WORDS
 
 EXAMPLE = "gradcli extrema 'f(t) = t^3 - t; f(x)'"
@@ -20,7 +20,6 @@ MANY = "give it one expression; run gradcli extrema once for each"
 def run_extrema(args: Any, after_dashes: list[str]) -> int:
     """``gradcli extrema`` with parsed ``args``; the exit status."""
     from ..errors import GradcliError
-    from ..lang.names import NAME
     from ..lang.ranges import over_range
     from ..render.extrema import extrema_json, extrema_lines
     from ..render.plain import RenderOptions
@@ -33,10 +32,7 @@ def run_extrema(args: Any, after_dashes: list[str]) -> int:
         raise UsageProblem("Missing argument 'EXPR'.")
     if len(exprs) > 1:
         raise UsageProblem(f"extrema takes one EXPR; got {len(exprs)}: {MANY}")
-    var, sep, interval = args.over.partition("=")
-    if not sep or not NAME.fullmatch(var.strip()):
-        raise UsageProblem(f"expected NAME=A:B, as in x=0:2pi; got {args.over!r}", "--over")
-    var = var.strip()
+    var, interval = split_over(args.over)
     text = exprs[0]
     out = Output(args.format, RenderOptions(digits=args.digits), args.color, line_hints=False)
     try:

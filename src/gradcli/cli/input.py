@@ -27,6 +27,14 @@ class UsageProblem(Exception):
 _AT_SPLIT = re.compile(r"[()\[\]]|,(?=\s*" + NAME.pattern + r"\s*=(?!=))")
 
 
+def split_over(text: str) -> tuple[str, str]:
+    """``--over NAME=A:B`` as (NAME, "A:B"); the interval is read by the session."""
+    var, sep, interval = text.partition("=")
+    if not sep or not NAME.fullmatch(var.strip()):
+        raise UsageProblem(f"expected NAME=A:B, as in x=0:2pi; got {text!r}", "--over")
+    return var.strip(), interval
+
+
 def split_at(text: str) -> list[tuple[str, str]]:
     """``x=2,y=3`` as [("x", "2"), ("y", "3")]; UsageProblem if malformed.
 
