@@ -1,8 +1,9 @@
-"""The command-line contract (SPEC section 2), through the real `gradcli` script.
+"""The command-line contract (SPEC section 2).
 
-Most tests run the installed console script in a subprocess, as a shell
-script would; a few check the CLI's own pieces in-process (the --at
-splitter, the option parsers, the stdin reader).
+Most tests run a command line in this process (tests/inprocess.py: the
+console script's handler, with piped standard streams); what only a process
+shows (signals, pipes, bytes, the installed script, its help examples run by
+sh) starts the real `gradcli` script, as a shell would.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
+from inprocess import gradcli, gradcli_all
 
 from gradcli import __version__, cli
 from gradcli.lang.reader import read_inputs
@@ -31,30 +33,17 @@ GRADCLI = str(BIN) if BIN.exists() else shutil.which("gradcli")
 ESC = "\x1b["
 
 
-def gradcli(*args: str, stdin: str | None = None, env: dict[str, str] | None = None,
-            timeout: float = 60) -> subprocess.CompletedProcess[str]:
-    """Run the console script with piped stdout/stderr (and stdin)."""
+def gradcli_process(*args: str, stdin: str | None = None,
+                    env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    """Run the installed console script with piped stdout/stderr (and stdin)."""
     assert GRADCLI, "the gradcli console script is not installed"
     full_env = {k: v for k, v in os.environ.items() if k not in ("NO_COLOR", "TERM")}
     full_env["TERM"] = "xterm-256color"
     full_env.update(env or {})
     return subprocess.run(
         [GRADCLI, *args], input=stdin if stdin is not None else "", capture_output=True,
-        text=True, timeout=timeout, env=full_env,
+        text=True, timeout=60, env=full_env,
     )
-
-
-def gradcli_all(*calls: tuple[str, ...] | dict) -> list[subprocess.CompletedProcess[str]]:
-    """Several command lines at once (each a tuple of arguments, or a dict with
-    "args" and gradcli's keywords); their results in order. The machine's
-    cores share the start-up cost, which dominates these tests."""
-    def one(call: tuple[str, ...] | dict) -> subprocess.CompletedProcess[str]:
-        if isinstance(call, dict):
-            call = dict(call)
-            return gradcli(*call.pop("args"), **call)
-        return gradcli(*call)
-
-    return concurrently(one, calls)
 
 
 def concurrently(function, items):
@@ -512,7 +501,8 @@ EXIT_CASES = [
 
 
 def test_exit_statuses():
-    procs = gradcli_all(*(args for args, _ in EXIT_CASES))
+    # a real process's statuses, as a shell script sees them
+    procs = concurrently(lambda args: gradcli_process(*args), [args for args, _ in EXIT_CASES])
     for (args, status), proc in zip(EXIT_CASES, procs):
         assert proc.returncode == status, (args, proc.stderr)
         no_traceback(proc)

@@ -8,22 +8,20 @@ import io
 import json
 import subprocess
 import sys
-from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
+from inprocess import gradcli
 
 PYTHON = sys.executable
 
 
 def _gradcli(*args: str, cwd=None, env=None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([PYTHON, "-m", "gradcli", *args], capture_output=True, text=True,
-                          timeout=120, cwd=cwd, env=env)
+    return gradcli(*args, cwd=cwd, env=env)
 
 
 def _gradcli_all(*calls: tuple[str, ...], cwd=None) -> list[subprocess.CompletedProcess[str]]:
-    """Several command lines at once, their results in order (start-up dominates each)."""
-    with ThreadPoolExecutor(max_workers=len(calls)) as pool:
-        return list(pool.map(lambda args: _gradcli(*args, cwd=cwd), calls))
+    """Several command lines, their results in order."""
+    return [_gradcli(*args, cwd=cwd) for args in calls]
 
 
 def test_curve_writes_a_png_and_an_svg(tmp_path) -> None:

@@ -5,15 +5,15 @@ from __future__ import annotations
 
 import csv
 import io
-import subprocess
 import sys
+
+from inprocess import gradcli
 
 PYTHON = sys.executable
 
 
 def _csv(*args: str) -> list[dict[str, str]]:
-    done = subprocess.run([PYTHON, "-m", "gradcli", "eval", *args, "--format", "csv"],
-                          capture_output=True, text=True, timeout=120)
+    done = gradcli("eval", *args, "--format", "csv")
     assert done.returncode == 0, done.stderr
     return list(csv.DictReader(io.StringIO(done.stdout)))
 

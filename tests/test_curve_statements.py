@@ -9,6 +9,7 @@ import sys
 
 import numpy as np
 import pytest
+from inprocess import gradcli
 
 from gradcli.cli.main import run_command
 from gradcli.session.curves import Curves
@@ -94,8 +95,7 @@ def test_errors_in_setup_and_expression_point_into_the_argument(drawn, capsys) -
 
 
 def _repl(text: str, cwd) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([PYTHON, "-m", "gradcli", "repl"], input=text, text=True,
-                          capture_output=True, cwd=cwd, timeout=60)
+    return gradcli("repl", stdin=text, cwd=cwd)
 
 
 def test_repl_curve_takes_setup_statements_as_curve_does(tmp_path) -> None:

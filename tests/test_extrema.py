@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from concurrent.futures import ThreadPoolExecutor
 
+import inprocess
 import pytest
 
 from gradcli.errors import GradcliError
@@ -21,13 +21,11 @@ PYTHON = sys.executable
 
 
 def gradcli(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([PYTHON, "-m", "gradcli", *args], capture_output=True, text=True,
-                          timeout=120, input=stdin)
+    return inprocess.gradcli(*args, stdin=stdin)
 
 
 def gradcli_all(*calls: tuple[str, ...]) -> list[subprocess.CompletedProcess[str]]:
-    with ThreadPoolExecutor(4) as pool:
-        return list(pool.map(lambda c: gradcli(*c), calls))
+    return [gradcli(*c) for c in calls]
 
 
 def test_the_session_returns_data_and_the_renderers_show_it() -> None:

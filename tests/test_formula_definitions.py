@@ -3,11 +3,11 @@ into the derivative, whatever the names (SymPy is the oracle)."""
 
 from __future__ import annotations
 
-import subprocess
 import sys
 
 import pytest
 import sympy
+from inprocess import gradcli
 
 from gradcli.cli.words import CLI_WORDS
 from gradcli.session import EvalOptions, Session
@@ -105,20 +105,15 @@ def test_diff_by_a_function_name_is_refused_as_in_numbers() -> None:
 
 
 def test_the_cli_and_the_repl_print_the_substituted_formulas() -> None:
-    done = subprocess.run([PYTHON, "-m", "gradcli", "eval", "g(t) = diff(t^3, t)", "g(x)",
-                           "--order", "2", "--format", "plain"],
-                          capture_output=True, text=True, timeout=60)
+    done = gradcli("eval", "g(t) = diff(t^3, t)", "g(x)", "--order", "2", "--format", "plain")
     assert done.returncode == 0 and done.stdout.splitlines() == ["3*x^2", "6*x", "6"]
-    repl = subprocess.run([PYTHON, "-m", "gradcli", "repl"], input="g(t) = diff(t^3, t)\n"
-                          ":d 2 g(x)\n", capture_output=True, text=True, timeout=60)
+    repl = gradcli("repl", stdin="g(t) = diff(t^3, t)\n:d 2 g(x)\n")
     assert repl.returncode == 0
     assert "3*t^2" not in repl.stdout and "6*x" in repl.stdout and "3*x^2" in repl.stdout
 
 
 def test_the_repls_prime_alone_keeps_its_parameter_apart_too() -> None:
-    repl = subprocess.run([PYTHON, "-m", "gradcli", "repl"],
-                          input="h(u) = u + t\nf(t) = h(t)\nf'\ng(x) = x^4 - 2x^2\ng''\n",
-                          capture_output=True, text=True, timeout=60)
+    repl = gradcli("repl", stdin="h(u) = u + t\nf(t) = h(t)\nf'\ng(x) = x^4 - 2x^2\ng''\n")
     assert repl.returncode == 0
     assert repl.stdout.splitlines() == ["f'(t) = 1", "g''(x) = 12*x^2 - 4"]
 

@@ -10,6 +10,7 @@ import sys
 
 import pytest
 import sympy
+from inprocess import gradcli
 
 from gradcli.cli.words import CLI_WORDS
 from gradcli.session import EvalOptions, Session
@@ -19,8 +20,7 @@ NAMES = {n: sympy.Symbol(n) for n in ("x", "y", "a")} | {"e": sympy.E, "pi": sym
 
 
 def _eval(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([PYTHON, "-m", "gradcli", "eval", *args], capture_output=True,
-                          text=True, timeout=60, input=stdin)
+    return gradcli("eval", *args, stdin=stdin)
 
 
 def _sym(text: str) -> sympy.Expr:
@@ -129,8 +129,7 @@ def test_order_0_elsewhere_stays_as_it_was() -> None:
     assert unbound.returncode == 1 and json.loads(unbound.stdout)["error"]["kind"] == "name"
     assert _one("x^2 + 1", order=0).kind == "formula"
     assert Session(words=CLI_WORDS).run("x^2 + 1", EvalOptions())[-1].error is not None
-    repl = subprocess.run([PYTHON, "-m", "gradcli", "repl"], input=":d 0 x^2 + 1\n",
-                          capture_output=True, text=True, timeout=60)
+    repl = gradcli("repl", stdin=":d 0 x^2 + 1\n")
     assert repl.returncode == 0 and repl.stdout.splitlines() == ["x^2 + 1"]
 
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from concurrent.futures import ThreadPoolExecutor
 
 import pytest
+from inprocess import gradcli
 
 from gradcli.cli.words import CLI_WORDS
 from gradcli.session import EvalOptions, Session
@@ -20,8 +20,7 @@ def _run(text: str, session: Session | None = None, **options: object):
 
 
 def _eval(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([PYTHON, "-m", "gradcli", "eval", *args], capture_output=True,
-                          text=True, timeout=60)
+    return gradcli("eval", *args)
 
 
 def test_diff_by_a_variable_with_no_value_is_a_formula_and_with_one_a_number() -> None:
@@ -34,11 +33,9 @@ def test_diff_by_a_variable_with_no_value_is_a_formula_and_with_one_a_number() -
 
 
 def test_order_by_a_variable_with_no_value_gives_the_formulas_of_every_order() -> None:
-    with ThreadPoolExecutor(max_workers=2) as pool:  # the two runs, while the rest goes on
-        done_run = pool.submit(_eval, "x^4 - 2*x^2", "--order", "3", "--format", "json")
-        plain_run = pool.submit(_eval, "x^4 - 2*x^2", "--order", "2", "--format", "plain")
-        (res,) = _run("x^4 - 2*x^2", order=3)
-        done, plain = done_run.result(), plain_run.result()
+    done = _eval("x^4 - 2*x^2", "--order", "3", "--format", "json")
+    plain = _eval("x^4 - 2*x^2", "--order", "2", "--format", "plain")
+    (res,) = _run("x^4 - 2*x^2", order=3)
     assert res.to_dict() == {"input": "x^4 - 2*x^2", "wrt": "x", "formula": "x^4 - 2*x^2",
                              "derivative_formulas": ["4*x^3 - 4*x", "12*x^2 - 4", "24*x"]}
     assert done.returncode == 0 and json.loads(done.stdout) == res.to_dict()
@@ -59,9 +56,8 @@ def test_grad_of_variables_with_no_value_gives_a_formula_each() -> None:
 
 
 def test_a_definition_takes_a_derivatives_formula(tmp_path) -> None:
-    done = subprocess.run(
-        [PYTHON, "-m", "gradcli", "repl"], capture_output=True, text=True, timeout=60,
-        cwd=tmp_path, input="df(x) = diff(x^4 - 2x^2, x)\ndf(2)\n:funcs\n"
+    done = gradcli(
+        "repl", cwd=tmp_path, stdin="df(x) = diff(x^4 - 2x^2, x)\ndf(2)\n:funcs\n"
                             "f(x) = x^4 - 2*x^2\nf'\nf''\n:d f(x)\n:d 2 f(x)\n")
     assert done.returncode == 0, done.stderr
     assert done.stdout.splitlines() == [

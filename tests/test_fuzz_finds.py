@@ -4,20 +4,18 @@ answer each should give."""
 
 from __future__ import annotations
 
-import os
 import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
+from inprocess import gradcli
 
 from gradcli.session import EvalOptions, Session
 
 
 def _gradcli(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "gradcli", *args], capture_output=True,
-                          text=True, timeout=120, input=stdin, env=dict(os.environ))
+    return gradcli(*args, stdin=stdin)
 
 
 def _session(method: str = "auto", **at: str) -> Session:

@@ -7,12 +7,13 @@ import math
 import subprocess
 import sys
 
+from inprocess import gradcli
+
 PYTHON = sys.executable
 
 
 def _eval(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([PYTHON, "-m", "gradcli", "eval", *args], capture_output=True,
-                          text=True, timeout=60)
+    return gradcli("eval", *args)
 
 
 def test_grad_check_gives_one_row_per_variable_in_json() -> None:

@@ -12,6 +12,7 @@ import sys
 
 import numpy as np
 import pytest
+from inprocess import gradcli
 
 from gradcli.errors import LimitError
 from gradcli.limits import FORMATS
@@ -28,10 +29,7 @@ PYTHON = sys.executable
 
 def _gradcli(*args: str, env: dict[str, str] | None = None,
              stdin: str | None = None) -> subprocess.CompletedProcess[str]:
-    import os
-
-    return subprocess.run([PYTHON, "-m", "gradcli", *args], capture_output=True, text=True,
-                          timeout=120, input=stdin, env={**os.environ, **(env or {})})
+    return gradcli(*args, env=env, stdin=stdin)
 
 
 # --- streaming ------------------------------------------------------------------

@@ -3,19 +3,23 @@
 A `console` block holds commands (`$ gradcli ...`), each followed by the
 output it prints: standard output and standard error through one pipe, as
 a terminal shows them (gradcli flushes its results before each message, so
-the order is stable). Commands run with `sh` from the repository root.
+the order is stable). Commands run from the repository root: those that
+need a shell (a pipe, a redirection, `$?`) with `sh`, the rest in this
+process, as tests/inprocess.py says.
 """
 
 from __future__ import annotations
 
 import os
 import re
+import shlex
 import subprocess
 import sys
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
+from inprocess import gradcli
 
 ROOT = Path(__file__).resolve().parents[1]
 README = ROOT / "README.md"
@@ -86,7 +90,16 @@ def test_the_readme_starts_with_install_and_test_commands():
     assert "pip install '.[test]' && python -m pytest" in head
 
 
+SHELL = re.compile(r"[|&;<>()$`\\*?~#{}\[\]]")
+"""What only a shell reads, outside quotes: such examples run through sh, the
+rest in this process (tests/inprocess.py) with their words as sh splits them."""
+QUOTED = re.compile(r"'[^']*'|\"[^\"$`\\]*\"")
+
+
 def _run(command: str) -> str:
+    words = shlex.split(command)
+    if words[0] == "gradcli" and not SHELL.search(QUOTED.sub("", command)):
+        return gradcli(*words[1:], cwd=ROOT, merged=True).stdout
     env = {k: v for k, v in os.environ.items() if k != "NO_COLOR"}
     env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}"
     proc = subprocess.run(["sh", "-c", command], cwd=ROOT, env=env, text=True,
@@ -96,7 +109,7 @@ def _run(command: str) -> str:
 
 @pytest.fixture(scope="module")
 def outputs() -> dict[str, str]:
-    """Every example's output, run concurrently (start-up dominates each)."""
+    """Every example's output (those run by sh concurrently: start-up dominates each)."""
     commands = sorted({command for _, command, _ in EXAMPLES})
     with ThreadPoolExecutor(max_workers=min(8, len(commands))) as pool:
         return dict(zip(commands, pool.map(_run, commands)))

@@ -414,10 +414,10 @@ def _stat(path: Path) -> tuple[int, int] | None:
 
 def test_a_spawned_repl_keeps_its_history_in_the_tests_home(tmp_path, isolated_home,
                                                             real_home, monkeypatch) -> None:
-    # conftest.py gives every test a home of its own: with GRADCLI_HISTORY unset
+    # conftest.py gives the tests a home of their own: with GRADCLI_HISTORY unset
     # the REPL's default file is under the isolated XDG_DATA_HOME, never the user's.
     assert Path.home() == isolated_home != real_home
-    assert os.environ["GRADCLI_HISTORY"] == str(tmp_path / "history")
+    assert os.environ["GRADCLI_HISTORY"] == str(isolated_home / "history")
     monkeypatch.delenv("GRADCLI_HISTORY")
     real = real_home / ".local" / "share" / "gradcli" / "history"
     before = _stat(real)

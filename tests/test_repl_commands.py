@@ -6,9 +6,9 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-from concurrent.futures import ThreadPoolExecutor
 
 import pytest
+from inprocess import gradcli
 
 from gradcli.session import Session
 from gradcli.session.graphs import graph
@@ -17,8 +17,7 @@ PYTHON = sys.executable
 
 
 def _repl(text: str, cwd) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([PYTHON, "-m", "gradcli", "repl"], input=text, text=True,
-                          capture_output=True, cwd=cwd, timeout=60)
+    return gradcli("repl", stdin=text, cwd=cwd)
 
 
 def test_funcs_prints_a_definition_written_over_lines_on_one(tmp_path) -> None:
@@ -55,19 +54,15 @@ def test_plot_file_names_are_read_as_a_shell_reads_one_word(tmp_path) -> None:
 
 def test_a_graph_needs_no_values_unless_it_shows_them(tmp_path) -> None:
     def plot(*args: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run([PYTHON, "-m", "gradcli", "plot", *args], capture_output=True,
-                              text=True, cwd=tmp_path, timeout=60)
+        return gradcli("plot", *args, cwd=tmp_path)
 
-    with ThreadPoolExecutor(max_workers=2) as pool:  # the two runs, while the rest goes on
-        done_run = pool.submit(plot, "x**4 - 2*x**2", "-o", "g.dot")
-        shown_run = pool.submit(plot, "x^2", "--verbose", "-o", "v.dot")
-        g = graph(Session(), "x**4 - 2*x**2", stand_ins=True)
-        assert g.nodes == 10 and 'label="x"' in g.dot
-        assert graph(Session(), "sin(x)*y", order=1, wrt="y", stand_ins=True).nodes > 0
-        bound = Session()
-        bound.run("x = 2")
-        assert graph(bound, "x**4 - 2*x**2").dot == g.dot
-        done, shown = done_run.result(), shown_run.result()
+    done, shown = plot("x**4 - 2*x**2", "-o", "g.dot"), plot("x^2", "--verbose", "-o", "v.dot")
+    g = graph(Session(), "x**4 - 2*x**2", stand_ins=True)
+    assert g.nodes == 10 and 'label="x"' in g.dot
+    assert graph(Session(), "sin(x)*y", order=1, wrt="y", stand_ins=True).nodes > 0
+    bound = Session()
+    bound.run("x = 2")
+    assert graph(bound, "x**4 - 2*x**2").dot == g.dot
     assert done.returncode == 0, done.stderr
     assert (tmp_path / "g.dot").read_text() == g.dot
     assert shown.returncode == 1 and "unknown name 'x'; it has no value" in shown.stderr

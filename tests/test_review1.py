@@ -3,9 +3,7 @@ breaks (docs/cli.md, docs/language.md)."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
-
+from inprocess import gradcli
 from test_cli import gradcli_all
 
 WRT_ABSENT = [
@@ -63,9 +61,8 @@ def test_help_texts_say_what_the_docs_say():
 
 def test_a_file_name_with_a_bidi_override_is_refused_as_an_escape_is(tmp_path):
     # U+202E was accepted (the file made) while ESC was refused, in Python's repr
-    done = subprocess.run([sys.executable, "-m", "gradcli", "repl"], text=True, timeout=60,
-                          input="x = 1\n:plot x^2 a\u202egnp.dot\n:plot x^2 a\x1b[2J.png\n",
-                          capture_output=True, cwd=tmp_path)
+    done = gradcli("repl", stdin="x = 1\n:plot x^2 a\u202egnp.dot\n:plot x^2 a\x1b[2J.png\n",
+                   cwd=tmp_path)
     errors = [line for line in done.stderr.splitlines() if line.startswith("error:")]
     assert errors == [
         "error: the file name has a control or format character, U+202E, at position 2: "

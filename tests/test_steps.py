@@ -14,6 +14,7 @@ from collections.abc import Callable
 import mpmath
 import pytest
 import sympy
+from inprocess import gradcli
 from test_formula_corpus import (
     CORPUS,
     ELEMENTWISE,
@@ -259,11 +260,9 @@ def test_assignments_and_definitions_run_under_steps() -> None:
 def test_the_cli_prints_steps_in_each_format() -> None:
     import json
     import subprocess
-    import sys
 
     def cli(*args: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run([sys.executable, "-m", "gradcli", "eval", *args],
-                              capture_output=True, text=True, timeout=60)
+        return gradcli("eval", *args)
 
     plain_run = cli("diff(x^2*sin(3*x), x)", "--steps")
     assert plain_run.returncode == 0
