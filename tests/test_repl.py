@@ -18,6 +18,7 @@ from pathlib import Path
 
 import numpy as np
 import pexpect
+from inprocess import gradcli
 from prompt_toolkit.completion import CompleteEvent
 from prompt_toolkit.document import Document
 from prompt_toolkit.history import FileHistory
@@ -105,8 +106,7 @@ def test_a_line_that_does_not_parse_runs_none_of_its_statements(tmp_path) -> Non
 
 def test_a_statement_that_fails_as_it_runs_leaves_the_others_on_its_line_to_run() -> None:
     # as README says: b and d are set, c is not
-    done = subprocess.run([PYTHON, "-m", "gradcli", "repl"], text=True, capture_output=True,
-                          input="b = 2; c = [1, 2] @ [1]; d = 4\n:vars\n", timeout=60)
+    done = gradcli("repl", stdin="b = 2; c = [1, 2] @ [1]; d = 4\n:vars\n")
     assert done.stdout.splitlines() == ["b = 2", "d = 4"]
     assert done.stderr.startswith("error: shapes (2,) and (1,) do not fit") and done.returncode == 1
 
@@ -143,8 +143,7 @@ def test_d_of_a_constant_shows_its_orders_without_a_variable(tmp_path) -> None:
 def test_d_with_a_number_alone_asks_for_the_expression() -> None:
     # `:d 2` printed 2 and 0, the derivative of the number 2, where the user
     # left out the expression of `:d 2 EXPR`
-    done = subprocess.run([PYTHON, "-m", "gradcli", "repl"], text=True, capture_output=True,
-                          input="x = 1\n:d 2\n:d 1.5\n:d x^2\n:d 1 2\n", timeout=60)
+    done = gradcli("repl", stdin="x = 1\n:d 2\n:d 1.5\n:d x^2\n:d 1 2\n")
     assert done.stderr.count("error: usage: :d [N] EXPR, as in :d 2 sin(x)") == 2
     assert done.stdout.splitlines() == ["1", "2", "2", "0"]
 
@@ -226,8 +225,7 @@ def test_piped_plot_takes_a_quoted_file_name_and_names_the_line_of_an_error(tmp_
     text = (f'x = 2\n:plot 1 x^3 "{spaced}"\n:plot x^2 \'{single}\'\n'
             f':plot "{spaced}"\n:plot nosuch + 1 {tmp_path / "c.dot"}\n'
             f':plot log(-x) {tmp_path / "d.dot"}\n')
-    done = subprocess.run([PYTHON, "-m", "gradcli.repl"], input=text, text=True,
-                          capture_output=True, env=_env(tmp_path), timeout=60)
+    done = gradcli("repl", stdin=text, env=_env(tmp_path))
     assert spaced.read_text().startswith("digraph g {")
     assert single.read_text().startswith("digraph g {")
     err = [line for line in done.stderr.splitlines() if not line.startswith("graph: ")]
@@ -477,16 +475,14 @@ def test_gradcli_repl_command_piped(tmp_path) -> None:
 
 
 def test_piped_input_exit_status_is_0_when_every_line_succeeds(tmp_path) -> None:
-    done = subprocess.run([PYTHON, "-m", "gradcli.repl"], input="x = 3\n[x,\n 2x]\n",
-                          text=True, capture_output=True, env=_env(tmp_path), timeout=60)
+    done = gradcli("repl", stdin="x = 3\n[x,\n 2x]\n", env=_env(tmp_path))
     assert (done.returncode, done.stdout, done.stderr) == (0, "[3, 6]\n", "")
 
 
 def test_piped_a_bracket_never_closed_costs_only_its_line(tmp_path) -> None:
     # every line after 'y = sin(' went into its one error: x = 2, :d and 7 never ran
-    done = subprocess.run([PYTHON, "-m", "gradcli.repl"],
-                          input="y = sin(\nx = 2\nx^2\n:d x^3\nz = [1,\n7\n",
-                          text=True, capture_output=True, env=_env(tmp_path), timeout=60)
+    done = gradcli("repl", stdin="y = sin(\nx = 2\nx^2\n:d x^3\nz = [1,\n7\n",
+                   env=_env(tmp_path))
     assert done.returncode == 2
     assert done.stdout.split() == ["4", "8", "12", "7"]
     errors = [line for line in done.stderr.splitlines() if line.startswith("error:")]
@@ -496,8 +492,7 @@ def test_piped_a_bracket_never_closed_costs_only_its_line(tmp_path) -> None:
 def test_piped_thousands_of_stray_brackets_end_in_errors_not_a_crash(tmp_path) -> None:
     # each one read the rest again, recursively: 3,000 of them ran past Python's
     # recursion limit (and took minutes); past the parser's budget the rest is one input
-    done = subprocess.run([PYTHON, "-m", "gradcli.repl"], input="(\n" * 3000 + "7\n",
-                          text=True, capture_output=True, env=_env(tmp_path), timeout=60)
+    done = gradcli("repl", stdin="(\n" * 3000 + "7\n", env=_env(tmp_path))
     assert done.returncode == 2 and "Traceback" not in done.stderr
     assert done.stderr.count("error: ") > 1
 
@@ -553,8 +548,7 @@ def test_a_bad_setting_is_reported_before_any_prompt(tmp_path) -> None:
 def test_piped_d_and_check_take_expressions_and_print_as_eval_does(tmp_path) -> None:
     text = ("x = 2\n:check x^4\n:check x = 5\n:d f(t) = 1\n:d 1.5 x\nx\n:d 1e1 x^2\n"
             ":plot  2000 x a.png\n")
-    done = subprocess.run([PYTHON, "-m", "gradcli.repl"], input=text, text=True,
-                          capture_output=True, env=_env(tmp_path), timeout=60)
+    done = gradcli("repl", stdin=text, env=_env(tmp_path))
     out = done.stdout.splitlines()
     assert out[0].startswith("check order 1: autodiff 32 numerical 32")
     assert out[0].endswith(" pass") and out[1].startswith("check order 2: autodiff 48")
@@ -575,8 +569,7 @@ def test_piped_d_and_check_take_expressions_and_print_as_eval_does(tmp_path) -> 
 
 def test_piped_d_of_a_constant_gives_n_plus_one_lines(tmp_path) -> None:
     # as gradcli eval 5 --order 2 does; it printed the value alone
-    done = subprocess.run([PYTHON, "-m", "gradcli.repl"], input=":d 2 5\n:d 1 pi\n",
-                          text=True, capture_output=True, env=_env(tmp_path), timeout=60)
+    done = gradcli("repl", stdin=":d 2 5\n:d 1 pi\n", env=_env(tmp_path))
     assert done.stdout.splitlines() == ["5", "0", "0", "3.141592653589793", "0"]
     assert done.returncode == 0
 
@@ -584,8 +577,7 @@ def test_piped_d_of_a_constant_gives_n_plus_one_lines(tmp_path) -> None:
 def test_piped_commands_errors_and_warnings_name_their_line(tmp_path) -> None:
     # as parse and name errors do: a script's reader finds the line at fault
     text = "x = 2\n:bogus\nlog(-x)\n(1 +\n2) + nosuch\n:d 1 sqrt(-x)\n"
-    done = subprocess.run([PYTHON, "-m", "gradcli.repl"], input=text, text=True,
-                          capture_output=True, env=_env(tmp_path), timeout=60)
+    done = gradcli("repl", stdin=text, env=_env(tmp_path))
     err = done.stderr.splitlines()
     assert err[0].startswith("error: unknown command ':bogus'") and err[0].endswith("(line 2)")
     assert err[1] == "warning: log: argument outside the domain; the result is nan (line 3)"
@@ -598,8 +590,7 @@ def test_piped_commands_on_several_variables_point_at_the_expression_and_say_wha
         tmp_path) -> None:
     text = (f"x = 1; y = 2\n:check x*y\n:plot 2 x*y {tmp_path / 'f.dot'}\n"
             "f(t) = t*y\n:check f(x)\n")
-    done = subprocess.run([PYTHON, "-m", "gradcli.repl"], input=text, text=True,
-                          capture_output=True, env=_env(tmp_path), timeout=60)
+    done = gradcli("repl", stdin=text, env=_env(tmp_path))
     err = done.stderr.splitlines()
     several = "error: the expression has several variables (x, y); "
     # :check cannot take diff(...): the hint names what does work, f(x) below
@@ -612,9 +603,8 @@ def test_piped_commands_on_several_variables_point_at_the_expression_and_say_wha
 
 
 def test_clear_says_why_a_name_cannot_be_cleared(tmp_path) -> None:
-    done = subprocess.run([PYTHON, "-m", "gradcli.repl"], input=":clear sin\n:clear pi\n"
-                          ":clear ans\n:clear zz\npi = 3\n:clear pi\npi\n", text=True,
-                          capture_output=True, env=_env(tmp_path), timeout=60)
+    done = gradcli("repl", stdin=":clear sin\n:clear pi\n:clear ans\n:clear zz\npi = 3\n"
+                   ":clear pi\npi\n", env=_env(tmp_path))
     err = [line for line in done.stderr.splitlines() if line.startswith("error: ")]
     assert [e.split(";")[0] for e in err] == [
         "error: 'sin' is a built-in function, not one of your names",
@@ -649,9 +639,8 @@ def test_a_narrow_terminal_keeps_every_digit_of_a_check() -> None:
 
 def test_plot_with_its_file_left_out_says_how_to_use_it(tmp_path) -> None:
     # `:plot 1 sum(v^2)` took sum(v^2) for the file: "cannot tell the graph format"
-    done = subprocess.run([PYTHON, "-m", "gradcli", "repl"], text=True, capture_output=True,
-                          cwd=tmp_path, timeout=60,
-                          input="v = [1, 2]\n:plot 1 sum(v^2)\n:plot 0 2 g.dot\n")
+    done = gradcli("repl", cwd=tmp_path,
+                   stdin="v = [1, 2]\n:plot 1 sum(v^2)\n:plot 0 2 g.dot\n")
     assert done.stderr.splitlines() == [
         "error: usage: :plot [N] EXPR FILE, as in :plot 2 x**4 - 2*x**2 graph.png (line 2)",
         "graph: 1 node (written to g.dot)"]
