@@ -88,6 +88,8 @@ class Session:
 
     def constant(self, value: float, text: str | None = None) -> Constant:
         """``value`` in the session's dtype; a warning names it as ``text`` (as typed)."""
+        if type(value) is float and self.dtype_type is np.float64 and self.xp is np:
+            return Constant(np.array(value))  # a Python float is a float64: nothing to warn of
         with np.errstate(over="ignore"):
             data = self.xp.asarray(value, dtype=self.dtype_type)
         shown = f"{value:g}" if text is None else text
