@@ -1,6 +1,7 @@
 """Issue 29's table: the same text means the same thing whatever the path
-(values or formulas) or the flags. Each row is run as the user typed it (the
-console script), besides in-process checks of the same rules."""
+(values or formulas) or the flags. Each row is run as the user typed it
+(through the console script's handler), besides checks of the same rules on
+the session."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ import pytest
 from test_cli import gradcli_all
 
 from gradcli.errors import ExitStatus
+from gradcli.formula import plain
 from gradcli.lang.resolve import MAX_CALL_DEPTH
 from gradcli.session import EvalOptions, Session
 
@@ -29,6 +31,10 @@ ROWS = [
     (("eval", "f(x) = sin(x)/x", "f(0)", "f'(0)"), 0, ["1", "0"], ""),
     (("eval", "x^2", "--wrt", "y", "--order", "1"), 0, ["x^2", "0"], ""),
     (("eval", "x^2*y", "--at", "y=2", "--grad"), 0, ["2*x^2", "d/dx: 4*x", "d/dy: x^2"], ""),
+    # grad(...) as a statement is --grad's gradient (it was "unknown name 'x'")
+    (("eval", "y = 2; grad(x^2*y)"), 0, ["d/dx: 4*x", "d/dy: x^2"], ""),
+    (("eval", "grad(x^2*y)", "--at", "y=2"), 0, ["d/dx: 4*x", "d/dy: x^2"], ""),
+    (("eval", "grad(x^2*y, y)", "--at", "y=2"), 0, ["d/dy: x^2"], ""),
     (("eval", "g(x,y) = x^2*y", "g'"), 2, [],
      "g takes 2 arguments; ' is for functions of one; use diff(g(x,y), x) or grad(g(x,y))"),
 ]
@@ -42,6 +48,22 @@ def test_the_rows_of_the_table():
         assert err in proc.stderr, (args, proc.stderr)
         if not err:
             assert proc.stderr == "", (args, proc.stderr)
+
+
+def test_a_gradient_in_formulas_is_the_gradient_in_numbers_at_a_point():
+    partly = Session()
+    partly.run("y = 2")
+    (formulas,) = partly.run("grad(x^2*y + sin(x*y))")
+    assert set(formulas.gradient_formulas) == {"x", "y"}
+    numbers = Session()
+    numbers.run("y = 2; x = 0.7")
+    (values,) = numbers.run("grad(x^2*y + sin(x*y))")
+    for name, formula in formulas.gradient_formulas.items():
+        at = Session()
+        at.run("x = 0.7")
+        (value,) = at.run(plain(formula))
+        assert value.error is None
+        assert float(value.value) == pytest.approx(float(values.value[name]), rel=1e-14)
 
 
 def test_grad_order_json_is_the_usage_error_not_zeros():

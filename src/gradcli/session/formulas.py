@@ -18,7 +18,6 @@ import numpy as np
 from ..errors import UsageError
 from ..lang import ast
 from ..lang.ast import free_names
-from ..lang.evaluate import CONSTANTS
 
 if TYPE_CHECKING:
     from ..asked import EvalOptions
@@ -44,22 +43,18 @@ def differentiates(node: Any) -> bool:
 
 def applies(session: Session, node: Any, options: EvalOptions) -> bool:
     """Whether the statement's answer is a formula: it asks for a derivative by
-    a variable with no value. For a gradient every variable must have none (a
-    gradient half in numbers is no answer); --check and --series want numbers."""
+    a variable with no value (a gradient, by one of its variables); --check
+    and --series want numbers."""
 
     if options.check or options.series is not None:
         return False
     if isinstance(node, ast.Call) and node.func == "grad":
+        # grad(x^2*y) with y = 2 is --grad's gradient: formulas (below)
         body = node.args[0] if node.args else None
-        return body is not None and _all_unbound(session, body) and all(
-            isinstance(v, ast.Name) and v.id not in session.values for v in node.args[1:])
+        return body is not None and _gradient_formulas(session, body) and all(
+            isinstance(v, ast.Name) for v in node.args[1:])
     if options.grad:
-        # x^2*y --at y=2 --grad: formulas in x, with y's number put in after
-        # differentiating (a gradient partly in numbers and partly a name error
-        # was no answer); a bound array cannot be put into a formula
-        return bool(unbound(session, node)) and all(
-            np.ndim(session.values[n]) == 0 for n in _variables(session, node)
-            if n in session.values)
+        return _gradient_formulas(session, node)
     if options.order is not None or options.formula:  # --order 0, --formula: order 0
         wrt = formula_wrt(session, node, options)
         if wrt is None or wrt in session.values:
@@ -70,6 +65,16 @@ def applies(session: Session, node: Any, options: EvalOptions) -> bool:
             options.wrt is not None and _free_to_differentiate(session, wrt)
             and bool(unbound(session, node)))
     return differentiates(node) and bool(unbound(session, node))
+
+
+def _gradient_formulas(session: Session, node: Any) -> bool:
+    """Whether the gradient of ``node`` is formulas: x^2*y --at y=2 --grad is, in
+    x, with y's number put in after differentiating (a gradient partly in
+    numbers and partly a name error was no answer); a bound array cannot be
+    put into a formula."""
+    return bool(unbound(session, node)) and all(
+        np.ndim(session.values[n]) == 0 for n in _variables(session, node)
+        if n in session.values)
 
 
 def _free_to_differentiate(session: Session, name: str) -> bool:
@@ -100,11 +105,6 @@ def formula_wrt(session: Session, node: Any, options: EvalOptions) -> str | None
         return None
 
 
-def _all_unbound(session: Session, node: Any) -> bool:
-    names = [n for n in free_names(node, session.functions) if n not in CONSTANTS]
-    return bool(names) and names == unbound(session, node)
-
-
 def _values(session: Session) -> dict[str, Any]:
     # a bound scalar is its number in the formula; an array cannot be one
     from ..core.backend import as_numpy
@@ -121,7 +121,7 @@ def formula_of(session: Session, node: Any) -> Any:
 
 def evaluate_formulas(session: Session, node: Any, options: EvalOptions, res: Result) -> None:
     """Fill ``res`` with the formulas the statement asks for (see the module)."""
-    from ..formula import FormulaTooLarge, derivatives, diff
+    from ..formula import FormulaTooLarge, derivatives
     from .variables import order_limit
 
     order_limit("order", options.order or 0)
@@ -132,9 +132,7 @@ def evaluate_formulas(session: Session, node: Any, options: EvalOptions, res: Re
         from ..lang.resolve import grad_args
 
         body, var_nodes = grad_args(node, session.functions)  # as the values' path checks
-        names = [v.id for v in var_nodes] or unbound(session, body)
-        f = formula_of(session, body)
-        res.gradient_formulas = {n: diff(f, n) for n in names}
+        res.gradient_formulas = _gradient(session, body, [v.id for v in var_nodes])
         return
     f = formula_of(session, node)
     res.formulas = [f]
@@ -157,14 +155,14 @@ def evaluate_formulas(session: Session, node: Any, options: EvalOptions, res: Re
                 node.line or None, node.column or None)
 
 
-def _gradient(session: Session, node: Any) -> dict[str, Any]:
-    """--grad's formulas by every variable ``node`` reads: the bound ones are
-    symbols while differentiating, then their numbers."""
+def _gradient(session: Session, node: Any, names: list[str] | None = None) -> dict[str, Any]:
+    """The gradient's formulas by ``names`` (by default every variable ``node``
+    reads): the bound ones are symbols while differentiating, then their numbers."""
     from ..formula import diff, from_ast
     from ..formula.expr import from_float
     from ..formula.rewrite import substitute
 
-    names = _variables(session, node)
+    names = names or _variables(session, node)
     values = _values(session)
     symbols = {k: v for k, v in values.items() if k not in names}
     f = from_ast(node, session.functions, symbols)
