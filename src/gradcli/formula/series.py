@@ -61,10 +61,19 @@ def series_coefficients(f: Expr, var: str, point: Expr, order: int,
     formulas in the other names (see the module). ``point_text``: the point
     as the user wrote it, for messages."""
     at = f"{var} = {point_text if point_text is not None else _text(point)}"
-    ds = [f, *derivatives(f, var, order, limit)]
+    out: list[Expr] = []
+    d = f
     try:
-        out = [_at_point(d, var, point, k) for k, d in enumerate(ds)]
-    except MathError:  # 0/0 at the point: the limits, if it is a removable singularity
+        for k in range(order + 1):
+            if k:  # one order at a time: a 0/0 at the point needs none of the rest
+                try:
+                    d = derivatives(d, var, 1, limit)[0]
+                except FormulaTooLarge as err:
+                    raise FormulaTooLarge(k, err.size, err.limit) from None
+            out.append(_at_point(d, var, point, k))
+    except MathError as err:  # 0/0 at the point: the limits, if it is a removable singularity
+        if isinstance(err, FormulaTooLarge):
+            raise
         if order > LIMIT_ORDER:
             raise LimitError(
                 f"a series of formulas about {at}, where the expression itself is "
