@@ -127,6 +127,11 @@ def test_check_and_arrays_still_want_numbers(capsys) -> None:
     for extra in (("--check",), ("--at", "x=0:1:0.5")):
         code, _, err = run(capsys, "x^2*y", "--wrt", "x", "--series", "2", *extra)
         assert code == 1 and "unknown name 'y'" in err, extra
+    # grad(...) is its partial derivatives alone, and a series has no steps
+    code, _, err = run(capsys, "grad(x^2*y)", "--wrt", "x", "--series", "2")
+    assert code == 1 and "unknown name 'x'" in err
+    code, _, err = run(capsys, "x^2*y", "--wrt", "x", "--series", "2", "--steps")
+    assert code == 2 and "not with --check, --series or --grad" in err
 
 
 def test_a_bound_name_is_its_number_and_the_point_its_value(capsys) -> None:

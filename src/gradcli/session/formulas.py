@@ -80,7 +80,10 @@ def applies(session: Session, node: Any, options: EvalOptions) -> bool:
 def _series_of_formulas(session: Session, node: Any, options: EvalOptions) -> bool:
     """--series by a variable with no value, or one number, of an expression
     that reads another name with no value (x^2*y by x: y*x^2's coefficients
-    are formulas in y). About an array of points the name stays an error."""
+    are formulas in y). About an array of points the name stays an error, and
+    grad(...) gives its partial derivatives alone, as with numbers."""
+    if isinstance(node, ast.Call) and node.func == "grad":
+        return False
     wrt = formula_wrt(session, node, options)
     if wrt is None:
         return False
