@@ -51,6 +51,10 @@ CASES = [
     (("sin(x)*y", "--wrt", "x", "--series", "3", "--at", "x=pi"),
      ["-(x - pi)*y + (x - pi)^3*y/6"]),
     (("y*sin(x)/x", "--wrt", "x", "--series", "4"), ["y - x^2*y/6 + x^4*y/120"]),
+    (("y*sin(x)/(x - pi)", "--wrt", "x", "--series", "3", "--at", "x=pi"),
+     ["-y + (x - pi)^2*y/6"]),
+    (("y*(x - 1)/log(x)", "--wrt", "x", "--series", "2", "--at", "x=1"),
+     ["y + (x - 1)*y/2 - (x - 1)^2*y/12"]),
     (("x^2*y", "--wrt", "x", "--series", "2", "--order", "1"), ["x^2*y", "2*x*y", "x^2*y"]),
 ]
 
@@ -109,7 +113,8 @@ def test_a_numeric_csv_takes_the_coefficients_in_its_columns() -> None:
 def test_errors_are_clear_never_nan() -> None:
     for text, words in [("log(x)*y", "no Taylor series about x = 0"),
                         ("y/x", "no Taylor series about x = 0"),
-                        ("sqrt(x)*y", "no Taylor series about x = 0")]:
+                        ("sqrt(x)*y", "no Taylor series about x = 0"),
+                        ("y/sin(x)", "no Taylor series about x = 0")]:
         code, out, err = run(text, "--wrt", "x", "--series", "2")
         assert code == 1 and out == [] and words in err and "nan" not in err, text
     code, _, err = run("y*sin(x)/x", "--wrt", "x", "--series", str(LIMIT_ORDER + 1))

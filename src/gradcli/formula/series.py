@@ -320,6 +320,9 @@ class _PowerSeries:
             raise NoSeries(f"no Taylor series about {self.at}: it divides by zero there, "
                            "and no limit was found")
         a, b = a[k:], b[k:]
+        if closed_value(b[0]) == 0:  # a zero the formulas do not see as one
+            raise NoSeries(f"no Taylor series about {self.at} found: {_text(b[0])} is 0 "
+                           "there, and the formulas cannot take that limit")
         m = min(len(a), len(b))
         inv = power(b[0], Num(Fraction(-1)))
         q: Series = []
@@ -336,7 +339,7 @@ class _PowerSeries:
             ds = [part, *derivatives(part, _PART, len(u) - 1)]
             self.parts[name] = ds
         try:
-            at = [substitute(d, _PART, u[0]) for d in ds[: len(u)]]
+            at = [_at_multiples_of_pi(substitute(d, _PART, u[0])) for d in ds[: len(u)]]
         except MathError:
             raise NoSeries(f"no Taylor series about {self.at}: {name} has none at "
                            f"{_text(u[0])}") from None
