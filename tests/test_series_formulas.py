@@ -114,7 +114,9 @@ def test_errors_are_clear_never_nan() -> None:
     for text, words in [("log(x)*y", "no Taylor series about x = 0"),
                         ("y/x", "no Taylor series about x = 0"),
                         ("sqrt(x)*y", "no Taylor series about x = 0"),
-                        ("y/sin(x)", "no Taylor series about x = 0")]:
+                        ("y/sin(x)", "no Taylor series about x = 0"),
+                        ("y*(x - 1)^(1/3)", "(-1)^(1/3) is undefined"),
+                        ("y*sqrt(x - 1)", "sqrt(-1) is undefined")]:
         code, out, err = run(text, "--wrt", "x", "--series", "2")
         assert code == 1 and out == [] and words in err and "nan" not in err, text
     code, _, err = run("y*sin(x)/x", "--wrt", "x", "--series", str(LIMIT_ORDER + 1))

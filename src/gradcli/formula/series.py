@@ -30,6 +30,7 @@ from .expr import (
     SYM,
     ZERO,
     Expr,
+    Mul,
     Num,
     Sym,
     add,
@@ -156,19 +157,22 @@ def _text(x: Expr) -> str:
 
 
 def _check_defined(c: Expr, at: str) -> None:
-    """A coefficient holding ``log(0)`` or ``inf`` is no number: the point is a
-    singularity the derivatives went through (``y*log(x)`` about 0)."""
+    """A coefficient holding ``log(0)``, ``(-1)^(1/3)`` or ``inf`` is no number
+    (the value path's nan or inf): the point is one where the expression or a
+    derivative is undefined (``y*log(x)`` about 0)."""
     from .printing import plain
 
     if "inf" in free_names(c):
         raise NoSeries(f"no Taylor series about {at}: a coefficient is infinite there")
-    for node in _calls(c):
-        value = closed_value(node)
+    for part in _closed_parts(c):
+        value = closed_value(part)
         if value is not None and not math.isfinite(value):
-            raise NoSeries(f"no Taylor series about {at}: {plain(node)} is undefined")
+            raise NoSeries(f"no Taylor series about {at}: {plain(part)} is undefined")
 
 
-def _calls(x: Expr) -> list[Expr]:
+def _closed_parts(x: Expr) -> list[Expr]:
+    """The calls and powers of ``x`` that hold no variable (``log(0)``,
+    ``(-1)^(1/3)``), outermost first."""
     out, stack, seen = [], [x], set()
     while stack:
         n = stack.pop()
@@ -176,10 +180,16 @@ def _calls(x: Expr) -> list[Expr]:
             continue
         seen.add(n)
         if n.kind == CALL:
-            out.append(n)
-            stack.append(n.arg)  # type: ignore[attr-defined]
+            if free_names(n) <= CONSTANTS:
+                out.append(n)
+            else:
+                stack.append(n.arg)  # type: ignore[attr-defined]
         elif n.kind == MUL:
-            stack.extend(e for f in n.factors for e in f)  # type: ignore[attr-defined]
+            for b, e in n.factors:  # type: ignore[attr-defined]
+                if free_names(b) <= CONSTANTS and free_names(e) <= CONSTANTS:
+                    out.append(Mul(ONE, ((b, e),)))
+                else:
+                    stack.extend((b, e))
         elif n.kind == ADD:
             stack.extend(t for t, _ in n.terms)  # type: ignore[attr-defined]
     return out
@@ -206,7 +216,7 @@ def closed_value(x: Expr) -> float | None:
         if k == MUL:
             out = float(n.coeff.value)  # type: ignore[attr-defined]
             for b, e in n.factors:  # type: ignore[attr-defined]
-                out *= value(b) ** value(e)
+                out *= math.pow(value(b), value(e))  # (-8)^(1/3): ValueError, not complex
             return out
         return float(n.const.value) + sum(  # type: ignore[attr-defined]
             float(c.value) * value(t) for t, c in n.terms)  # type: ignore[attr-defined]
