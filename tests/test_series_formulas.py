@@ -12,6 +12,7 @@ from inprocess import gradcli
 
 from gradcli.cli.words import CLI_WORDS
 from gradcli.formula.series import LIMIT_ORDER
+from gradcli.formula.series_text import formula_series_text
 from gradcli.session import EvalOptions, Session
 
 NAMES = {n: sympy.Symbol(n) for n in ("x", "y", "a")} | {"e": sympy.E, "pi": sympy.pi}
@@ -28,14 +29,17 @@ def _sym(text: str) -> sympy.Expr:
     return sympy.sympify(text.replace("^", "**"), locals=NAMES)
 
 
-def _coefficients(text: str, order: int, at: str | None = None) -> list[sympy.Expr]:
+def _coefficients(text: str, order: int, at: str | None = None
+                  ) -> tuple[list[sympy.Expr], sympy.Expr]:
+    """The coefficients of gradcli's series, and its polynomial as printed."""
     session = Session(words=CLI_WORDS)
     if at is not None:
         session.bind_at("x", at)
     res = session.run(text, EvalOptions(series=order, wrt="x"))[-1]
     assert res.error is None, res.error
     assert res.kind == "formula" and res.series_formulas is not None
-    return [_sym(c) for c in res.to_dict()["series_formulas"]]
+    printed = formula_series_text(res.series_formulas, "x", res.point_text)
+    return [_sym(c) for c in res.to_dict()["series_formulas"]], _sym(printed)
 
 
 # --- the cases of the issue, as the CLI prints them -------------------------------------
@@ -166,7 +170,7 @@ SYMPY_CASES = [
     (t, "1") for t in SYMPY_CASES if t != "exp(sin(a*x)/x)"])  # (SymPy takes 6 s there)
 def test_coefficients_are_sympys(text: str, at: str | None) -> None:
     order = 4
-    got = _coefficients(text, order, at)
+    got, printed = _coefficients(text, order, at)
     a = 0 if at is None else sympy.Integer(at)
     f = _sym(text)
     expected = sympy.series(f, X, a, order + 1).removeO()
@@ -181,3 +185,9 @@ def test_coefficients_are_sympys(text: str, at: str | None) -> None:
                 values = {s: sympy.Rational(rng.randint(1, 9), rng.randint(2, 7))
                           for s in (c - want).free_symbols}
                 assert abs(complex((c - want).subs(values).evalf(30))) < 1e-20, (text, k)
+    # the polynomial as printed reads back as SymPy's (gradcli input, pasted back)
+    gap = printed - expected
+    for _ in range(3):
+        values = {s: sympy.Rational(rng.randint(1, 9), rng.randint(2, 7))
+                  for s in gap.free_symbols}
+        assert abs(complex(gap.subs(values).evalf(30))) < 1e-20, text
