@@ -70,6 +70,7 @@ class Result(Record, mutable=True):
     method: str | None = None  # "taylor" or "backprop", when derivatives were taken
     formulas: list[Any] | None = None  # formula.Expr of orders 0..N (kind "formula", --formula)
     gradient_formulas: dict[str, Any] | None = None  # name -> formula.Expr
+    series_formulas: list[Any] | None = None  # formula.Expr c_0..c_N: --series with free names
     matrix: Any = None  # matrices.Matrix: the labels (and formulas) of kind "matrix"
     steps: list[Any] | None = None  # formula.steps.Derivation of orders 1..N (--steps)
     warnings: list[str] = factory(list)
@@ -101,6 +102,8 @@ class Result(Record, mutable=True):
                 return {"input": self.input, **self.formula_dict(), "error": err}
             return out
         if self.kind == "formula":
+            if self.series_formulas is not None:  # a series has a point, as a number's has
+                out["at"] = {k: conv(v) for k, v in self.at.items()}
             return {**out, **self.formula_dict()}
         if self.kind == "matrix":
             at = {} if self.matrix.formulas is not None else {
@@ -130,7 +133,8 @@ class Result(Record, mutable=True):
 
     def formula_dict(self) -> dict[str, Any]:
         """The formula keys: ``wrt`` (of a formula result), ``formula``,
-        ``derivative_formulas`` (orders 1..N) and ``gradient_formulas``."""
+        ``derivative_formulas`` (orders 1..N), ``gradient_formulas`` and
+        ``series_formulas`` (the coefficients c_0..c_N)."""
         out: dict[str, Any] = {}
         if self.formulas is None and self.gradient_formulas is None:
             return out
@@ -144,6 +148,8 @@ class Result(Record, mutable=True):
                 out["derivative_formulas"] = [plain(f) for f in self.formulas[1:]]
         if self.gradient_formulas is not None:
             out["gradient_formulas"] = {k: plain(f) for k, f in self.gradient_formulas.items()}
+        if self.series_formulas is not None:
+            out["series_formulas"] = [plain(c) for c in self.series_formulas]
         if self.steps is not None:
             from .formula.steps import records
 

@@ -15,6 +15,7 @@ import math
 import re
 from collections.abc import Callable, Sequence
 from fractions import Fraction
+from typing import Any
 
 from ..errors import GradcliError
 
@@ -148,6 +149,37 @@ def series_text(coefficients: Sequence[float], var: str = "x",
     return out
 
 
+def formula_series_text(coefficients: Sequence[Any], var: str = "x",
+                        point: str | None = None, latex: bool = False) -> str:
+    """``c0 + c1*(x - a) + ...`` whose coefficients are formulas (``Expr``), in
+    the formula printer's style: each term is the product c_k*x^k as that
+    printer writes it (``x^2*y``, ``a^2*x^2/2``, ``x^3*(1 - y/6)``), with the
+    variable written as ``(x - a)`` about a point a (``point``: as the user
+    wrote it; None for 0). Zero terms are left out; all zero is "0"."""
+    import copy
+
+    from .expr import ZERO, Sym, num, power
+    from .printing import LATEX, PLAIN, write
+
+    style = LATEX if latex else PLAIN
+    base = _base_latex(var, point) if latex else _base(var, point)
+    if base != var:  # the variable itself is written as the base (the coefficients have none)
+        name = style.name
+        style = copy.copy(style)
+        style.name = lambda n: base if n == var else name(n)
+    x = Sym(var)
+    out = ""
+    for k, c in enumerate(coefficients):
+        if c == ZERO:
+            continue
+        text = write(c if k == 0 else c * power(x, num(k)), style)[0]
+        if out:
+            out += f" - {text[1:]}" if text.startswith("-") else f" + {text}"
+        else:
+            out = text
+    return out or "0"
+
+
 def _latex_number(text: str) -> str:
     """A number as the plain format writes it, in LaTeX: 1.5 \\cdot 10^{-10}."""
     from .printing import scientific_latex
@@ -183,4 +215,5 @@ def _base_latex(var: str, point: str | float | None) -> str:
     return rf"\left({var} - {value}\right)"
 
 
-__all__ = ["MAX_DENOMINATOR", "NOISE", "TOLERANCE", "exact_coefficient", "series_text"]
+__all__ = ["MAX_DENOMINATOR", "NOISE", "TOLERANCE", "exact_coefficient", "formula_series_text",
+           "series_text"]

@@ -262,31 +262,45 @@ def _point_texts(a: Any, shape: tuple[int, ...], start: int, stop: int,
 
 
 FORMULA_COLUMNS = ["input", "order", "formula", "error"]
+SERIES_FORMULA_COLUMNS = ["input", "order", "formula", "coefficient", "error"]
+"""The formula table with --series: a series' coefficient beside each order's
+formula (the formula empty past --order's orders)."""
 
 
-def formula_rows(res: Result) -> str:
+def formula_rows(res: Result, series: bool = False) -> str:
     """A result in the formula table, ``input,order,formula,error``: a row an
     order (0..N), or ``d/dx`` a variable of a gradient. A numeric result (a
     statement after the first) has its numbers in the formula column, a
-    failed one its message under error."""
+    failed one its message under error. ``series``: the table has the
+    ``coefficient`` column too (SERIES_FORMULA_COLUMNS)."""
     from ..formula import plain  # only results with formulas
 
     if res.error is not None:
-        return format_row([res.input, "", "", res.error.message])
+        return format_row([res.input, "", "", *([""] if series else []), res.error.message])
+    coefficients: list[str] = []
     if res.kind == "formula":
-        rows = [[res.input, str(k), plain(f), ""] for k, f in enumerate(res.formulas or ())]
-        rows += [[res.input, f"d/d{n}", plain(f), ""]
+        rows = [[res.input, str(k), plain(f)] for k, f in enumerate(res.formulas or ())]
+        rows += [[res.input, f"d/d{n}", plain(f)]
                  for n, f in (res.gradient_formulas or {}).items()]
+        coefficients = [plain(c) for c in res.series_formulas or ()]
     elif res.kind in ("grad",):
-        rows = [[res.input, f"d/d{n}", format_value(v), ""] for n, v in res.value.items()]
+        rows = [[res.input, f"d/d{n}", format_value(v)] for n, v in res.value.items()]
     elif res.kind == "define":
-        rows = [[res.input, "", "", ""]]
+        rows = [[res.input, "", ""]]
     else:
         values = [res.value, *(res.derivatives or ())]
-        rows = [[res.input, str(k), format_value(v), ""] for k, v in enumerate(values)]
-        rows += [[res.input, f"d/d{n}", format_value(v), ""]
+        rows = [[res.input, str(k), format_value(v)] for k, v in enumerate(values)]
+        rows += [[res.input, f"d/d{n}", format_value(v)]
                  for n, v in (res.gradient or {}).items()]
-    return "".join(format_row(r) for r in rows)
+        coefficients = [format_value(c) for c in res.series or ()]
+    if series:
+        orders = sum(row[1].isdigit() for row in rows)
+        rows[orders:orders] = [[res.input, str(k), ""]
+                               for k in range(orders, len(coefficients))]
+        for row in rows:
+            k = int(row[1]) if row[1].isdigit() else -1
+            row.append(coefficients[k] if 0 <= k < len(coefficients) else "")
+    return "".join(format_row([*r, ""]) for r in rows)
 
 
 class CsvRenderer:
@@ -300,7 +314,8 @@ class CsvRenderer:
         self.opts = opts
         self.sweep = list(sweep)
         self.formulas = formulas
-        self.columns = FORMULA_COLUMNS if formulas else header(opts, self.sweep)
+        self.columns = (SERIES_FORMULA_COLUMNS if opts.series is not None else FORMULA_COLUMNS) \
+            if formulas else header(opts, self.sweep)
 
     def header(self) -> str:
         return format_row(self.columns)
@@ -318,7 +333,7 @@ class CsvRenderer:
 
     def _row(self, res: Result) -> str:
         if self.formulas:
-            return formula_rows(res)
+            return formula_rows(res, "coefficient" in self.columns)
         if res.kind == "formula":  # after numbers: the formulas in the value columns
             from ..formula import plain
 
@@ -329,12 +344,13 @@ class CsvRenderer:
             if res.gradient_formulas is not None:
                 cells["gradient"] = "; ".join(f"{n}: {plain(f)}"
                                               for n, f in res.gradient_formulas.items())
+            for k, c in enumerate(res.series_formulas or ()):
+                cells[f"c{k}"] = plain(c)
             return format_row([cells.get(c, "") for c in self.columns])
         if self.sweep:
             return sweep_rows(res, self.opts, self.columns, self.sweep)
         return "".join(map(format_row, rows(res, self.opts, self.columns)))
 
 
-__all__ = ["CsvRenderer", "check_groups", "format_row", "formula_rows", "header", "ok_text", "row",
-           "rows",
-           "sweep_pieces", "sweep_rows"]
+__all__ = ["SERIES_FORMULA_COLUMNS", "CsvRenderer", "check_groups", "format_row", "formula_rows",
+           "header", "ok_text", "row", "rows", "sweep_pieces", "sweep_rows"]

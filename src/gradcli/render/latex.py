@@ -48,6 +48,9 @@ def latex_lines(res: Result, opts: RenderOptions, point: Any = None) -> Iterator
             first = next(pieces, "")
             if not first.startswith("formula "):
                 yield chain([first], pieces)
+    if res.series_formulas is not None:  # the orders asked for, then the polynomial
+        yield from ([line] for line in formula_lines(res, write=latex))
+        return
     yield from ([latex(f)] for f in res.formulas or ())
     yield from ([f"\\frac{{\\partial f}}{{\\partial {name}}} = {latex(f)}"]
                 for name, f in (res.gradient_formulas or {}).items())

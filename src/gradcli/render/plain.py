@@ -164,14 +164,23 @@ def _labelled(label: str, value: Any, digits: int | None) -> Iterator[str]:
 
 def formula_lines(res: Result, labelled: bool = False, write: Any = None) -> list[str]:
     """A formula result's lines: orders 0..N one a line, or ``d/dx: ...`` for
-    each variable of a gradient (``labelled``: ``order K: ...`` for the orders).
-    ``write`` prints a formula (gradcli's own syntax by default)."""
+    each variable of a gradient (``labelled``: ``order K: ...`` for the orders);
+    a series of formulas last (without --order, alone). ``write`` prints a
+    formula (gradcli's own syntax by default; another writer is LaTeX's)."""
     from ..formula import plain  # only results with formulas
 
     write = write or plain
+    formulas = res.formulas or []
+    if res.series_formulas is not None and len(formulas) == 1:
+        formulas = []  # --series alone: the polynomial is the answer, as with numbers
     lines = [f"order {k}: {write(f)}" if labelled else write(f)
-             for k, f in enumerate(res.formulas or ())]
+             for k, f in enumerate(formulas)]
     lines.extend(f"d/d{name}: {write(f)}" for name, f in (res.gradient_formulas or {}).items())
+    if res.series_formulas is not None:
+        from ..formula.series_text import formula_series_text
+
+        lines.append(formula_series_text(res.series_formulas, res.wrt or "x", res.point_text,
+                                         latex=write is not plain))
     return lines
 
 

@@ -245,9 +245,36 @@ class TableRenderer:
         if res.wrt is None:  # a statement that is a formula: diff(x^3, x)
             self.console.print(Text(f"{res.input} = {plain(res.formulas[0])}"))
             return
+        if res.series_formulas is not None:
+            self._series_formulas(res)
+            return
         title = f"{res.input}  (d/d{res.wrt})"
         self._show(title, ["order", "formula"],
                    [[str(k), plain(f)] for k, f in enumerate(res.formulas or ())])
+
+    def _series_formulas(self, res: Result) -> None:
+        """As a numeric series: the coefficients a column (the formulas of the
+        orders beside them where --order asked for them), the polynomial after."""
+        from ..formula import plain
+        from ..formula.series_text import formula_series_text
+
+        title = self._title(res)
+        title = title + f"  (d/d{res.wrt})" if isinstance(title, str) else chain(
+            title, [f"  (d/d{res.wrt})"])
+        formulas = res.formulas or []
+        cs = res.series_formulas or []
+        columns = ["order", "formula", "coefficient"] if len(formulas) > 1 else \
+            ["order", "coefficient"]
+        rows = []
+        for k in range(max(len(formulas), len(cs))):
+            row = [str(k)]
+            if len(formulas) > 1:
+                row.append(plain(formulas[k]) if k < len(formulas) else "")
+            row.append(plain(cs[k]) if k < len(cs) else "")
+            rows.append(row)
+        self._show(title, columns, rows)
+        poly = formula_series_text(cs, res.wrt or "x", res.point_text)
+        self.console.print(Text("series: ", style="bold") + Text(poly))
 
     def _matrix(self, res: Result) -> None:
         """Rows and columns labelled: by variable (a Jacobian's rows by component)."""

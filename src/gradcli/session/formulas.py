@@ -2,8 +2,10 @@
 
 Formulas come only where derivatives are asked for: ``--order N`` or ``:d N``
 by a variable with no value (N = 0 too: the formula of order 0), ``--grad``
-and ``grad(...)`` of variables with no value, and ``diff(...)`` or
-``f'(...)`` by one. A bare expression
+and ``grad(...)`` of variables with no value, ``diff(...)`` or
+``f'(...)`` by one, and ``--series N`` where a name other than the series'
+variable has no value (its coefficients are formulas in those names; about
+the variable's value, or 0 where it has none). A bare expression
 with an unbound name (``x + 1``) stays a name error. With ``--formula`` a
 numeric answer gets the formulas beside its numbers. The formulas themselves
 come from ``gradcli.formula`` (the registry's own derivative rules).
@@ -44,10 +46,13 @@ def differentiates(node: Any) -> bool:
 def applies(session: Session, node: Any, options: EvalOptions) -> bool:
     """Whether the statement's answer is a formula: it asks for a derivative by
     a variable with no value (a gradient, by one of its variables); --check
-    and --series want numbers."""
+    wants numbers, and --series too unless another name than its variable has
+    no value."""
 
-    if options.check or options.series is not None:
+    if options.check:
         return False
+    if options.series is not None:
+        return not options.grad and _series_of_formulas(session, node, options)
     if isinstance(node, ast.Call) and node.func == "grad":
         # grad(x^2*y) with y = 2 is --grad's gradient: formulas (below)
         body = node.args[0] if node.args else None
@@ -75,6 +80,24 @@ def _gradient_formulas(session: Session, node: Any) -> bool:
     return bool(unbound(session, node)) and all(
         np.ndim(session.values[n]) == 0 for n in _variables(session, node)
         if n in session.values)
+
+
+def _series_of_formulas(session: Session, node: Any, options: EvalOptions) -> bool:
+    """--series by a variable with no value, or one number, of an expression
+    that reads another name with no value (x^2*y by x: y*x^2's coefficients
+    are formulas in y). About an array of points the name stays an error, and
+    grad(...) gives its partial derivatives alone, as with numbers."""
+    if isinstance(node, ast.Call) and node.func == "grad":
+        return False
+    wrt = formula_wrt(session, node, options)
+    if wrt is None:
+        return False
+    if wrt in session.values:
+        if np.ndim(session.values[wrt]) != 0 or wrt == "ans":
+            return False
+    elif not _free_to_differentiate(session, wrt):
+        return False
+    return any(n != wrt for n in unbound(session, node))
 
 
 def _free_to_differentiate(session: Session, name: str) -> bool:
@@ -125,9 +148,14 @@ def evaluate_formulas(session: Session, node: Any, options: EvalOptions, res: Re
     from .variables import order_limit
 
     order_limit("order", options.order or 0)
+    if options.series is not None:
+        order_limit("series order", options.series)
     res.kind = "formula"
     session.values.pop("ans", None)
     session.no_ans = "the last result is a formula"
+    if options.series is not None:
+        _series(session, node, options, res)
+        return
     if isinstance(node, ast.Call) and node.func == "grad":
         from ..lang.resolve import grad_args
 
@@ -153,6 +181,60 @@ def evaluate_formulas(session: Session, node: Any, options: EvalOptions, res: Re
             order = len(res.formulas)
             res.error = FormulaTooLarge(order, err.size, err.limit).at(
                 node.line or None, node.column or None)
+
+
+def _series(session: Session, node: Any, options: EvalOptions, res: Result) -> None:
+    """--series with formula coefficients (see ``_series_of_formulas``): the
+    formula stays one in its variable, bound or not, and the coefficients are
+    its derivatives' formulas at the point over k! (formula/series.py)."""
+    from ..formula import FormulaTooLarge, derivatives, from_ast
+    from ..formula.series import series_coefficients
+    from ..rules import SERIES_CENTRE
+
+    wrt = formula_wrt(session, node, options)
+    assert wrt is not None  # (applies made sure)
+    values = _values(session)
+    values.pop(wrt, None)
+    f = from_ast(node, session.functions, values)
+    res.wrt, res.formulas = wrt, [f]
+    try:
+        res.formulas += derivatives(f, wrt, options.order or 0)
+    except FormulaTooLarge as err:  # the orders that fit, then why the next does not
+        res.error = FormulaTooLarge(len(res.formulas), err.size, err.limit).at(
+            node.line or None, node.column or None)
+        return
+    point, res.point_text = _series_point(session, wrt)
+    res.point = np.asarray(float(session.values.get(wrt, SERIES_CENTRE)))
+    res.series_formulas = series_coefficients(f, wrt, point, options.series or 0,
+                                              res.point_text)
+
+
+def _series_point(session: Session, wrt: str) -> tuple[Any, str | None]:
+    """The formula of the series' point and its text: 0 (SymPy's centre)
+    where ``wrt`` has no value; else its --at text where that is the number
+    (``pi``, ``1/3``: exact), or the number itself."""
+    from ..formula import from_ast, from_float, plain
+    from ..formula.series import closed_value
+    from ..rules import SERIES_CENTRE
+
+    if wrt not in session.values:
+        return from_float(SERIES_CENTRE), None
+    value = float(session.values[wrt])
+    text = session.at_text.get(wrt)
+    if text is not None:
+        from ..errors import GradcliError
+        from ..lang.parser import parse
+
+        try:
+            statements = parse(text)
+            formula = from_ast(statements[0].node) if len(statements) == 1 else None
+        except GradcliError:
+            formula = None
+        exact = None if formula is None else closed_value(formula)
+        if exact is not None and session.dtype_type(exact) == session.dtype_type(value):
+            return formula, text
+    point = from_float(value)
+    return point, plain(point)
 
 
 def _gradient(session: Session, node: Any, names: list[str] | None = None) -> dict[str, Any]:

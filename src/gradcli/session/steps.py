@@ -42,8 +42,8 @@ def evaluate_steps(session: Session, node: Any, options: EvalOptions, res: Resul
     elif whole_diff and options.order is None and options.formula:
         options = _with_order(options, None)
         options.formula = False  # the answer is diff's formula already
-    if not applies(session, node, options) or options.grad:
-        raise _refused(session, node, options)
+    if not applies(session, node, options) or options.grad or options.series is not None:
+        raise _refused(session, node, options)  # (a series has formulas now, but no steps)
     evaluate_formulas(session, node, options, res)
     if res.gradient_formulas is not None:  # grad(...)
         raise _refused(session, node, options)
