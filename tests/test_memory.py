@@ -1,4 +1,4 @@
-"""Memory bounded before allocating (core/limits.py, core/taylor/budget.py):
+"""Memory bounded before allocating (core/memory.py, core/taylor/budget.py):
 a Taylor request that would need more than GRADCLI_MAX_MEMORY is refused at
 once with the estimate and the way around, on every path of core.taylor."""
 
@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 import gradcli.core.functions as F
-from gradcli.core import Variable, limits
+from gradcli.core import Variable, memory
 from gradcli.core.taylor import (
     sample,
     taylor_coefficients,
@@ -33,35 +33,35 @@ GRADCLI = str(BIN) if BIN.exists() else shutil.which("gradcli")
     ("2G", 2 << 30), ("512M", 512 << 20), ("300K", 300 << 10), ("4096", 4096),
     ("1.5g", 3 << 29), ("8GiB", 8 << 30), ("64MB", 64 << 20), (" 1T ", 1 << 40)])
 def test_sizes_parse(text: str, size: int) -> None:
-    assert limits.parse_size(text) == size
+    assert memory.parse_size(text) == size
 
 
 @pytest.mark.parametrize("text", ["lots", "2X", "-1G", "0", "G", "1e9", "2 G B"])
 def test_an_invalid_size_is_a_clear_error(monkeypatch, text: str) -> None:
     monkeypatch.setenv("GRADCLI_MAX_MEMORY", text)
     with pytest.raises(UsageError, match="GRADCLI_MAX_MEMORY must be"):
-        limits.max_memory()
+        memory.max_memory()
 
 
 def test_the_default_is_half_the_machine_at_most_8_gib(monkeypatch) -> None:
     monkeypatch.delenv("GRADCLI_MAX_MEMORY", raising=False)
     total = int(next(line for line in Path("/proc/meminfo").read_text().splitlines()
                      if line.startswith("MemTotal:")).split()[1]) * 1024
-    assert limits.max_memory() == min(8 << 30, total // 2)
-    monkeypatch.setattr(limits, "machine_memory", lambda: 64 << 30)
-    limits._limit.cache_clear()
-    assert limits.max_memory() == 8 << 30
-    monkeypatch.setattr(limits, "machine_memory", lambda: 4 << 30)
-    limits._limit.cache_clear()
-    assert limits.max_memory() == 2 << 30
-    limits._limit.cache_clear()
+    assert memory.max_memory() == min(8 << 30, total // 2)
+    monkeypatch.setattr(memory, "machine_memory", lambda: 64 << 30)
+    memory._limit.cache_clear()
+    assert memory.max_memory() == 8 << 30
+    monkeypatch.setattr(memory, "machine_memory", lambda: 4 << 30)
+    memory._limit.cache_clear()
+    assert memory.max_memory() == 2 << 30
+    memory._limit.cache_clear()
 
 
 def test_sizes_in_messages() -> None:
-    assert limits.size_text(9.1 * (1 << 30)) == "9.1 GB"
-    assert limits.size_text(8 << 30) == "8 GB"
-    assert limits.size_text(512 << 20) == "512 MB"
-    assert limits.size_text(300) == "300 bytes"
+    assert memory.size_text(9.1 * (1 << 30)) == "9.1 GB"
+    assert memory.size_text(8 << 30) == "8 GB"
+    assert memory.size_text(512 << 20) == "512 MB"
+    assert memory.size_text(300) == "300 bytes"
 
 
 def _refused_fast(call) -> str:

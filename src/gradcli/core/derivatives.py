@@ -16,7 +16,7 @@ from ..errors import LimitError, NumericWarning, literal
 from ..limits import BACKPROP_MAX_NODES
 from .backend import get_array_module
 from .graph import Constant, Function, Variable, attach, sharing
-from .limits import check_memory
+from .memory import check_memory
 from .ops import Add, Div, Mul, Neg, Pow, Sub, add, div, mul, neg, sub
 
 
@@ -325,7 +325,7 @@ class Builder:
 def _memory_cap(x: Variable, max_nodes: int) -> float | None:
     """The bytes repeated backprop's new nodes may take, where ``max_nodes`` nodes of
     x's size could pass the limit (else None: nothing to count)."""
-    from .limits import max_memory
+    from .memory import max_memory
 
     if max_nodes * x.data.nbytes < SMALL_BYTES:
         return None
@@ -430,7 +430,7 @@ def higher_derivatives(
     nodes than that, or as soon as their growth predicts they will: the total
     is what the time grows with (the calculator sets it; a library caller may
     not). Either way it raises LimitError before the nodes' arrays would pass
-    the memory limit (core/limits.py), as predicted from the orders so far.
+    the memory limit (core/memory.py), as predicted from the orders so far.
     """
     hint = "Taylor mode gives every order in one pass{method_paren}"
     out: list[Variable] = []

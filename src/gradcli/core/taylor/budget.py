@@ -1,4 +1,4 @@
-"""The memory a replay will take, counted before it allocates (core/limits.py
+"""The memory a replay will take, counted before it allocates (core/memory.py
 holds the limit): orders times elements times the rows Taylor mode keeps.
 
 A replay over whole arrays keeps every node's rows to its end (up to n rows
@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..limits import check_memory
+from ..memory import check_memory
 from .replay import Plan as _Plan
 
 SMALL = 64 << 20
