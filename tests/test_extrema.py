@@ -108,3 +108,14 @@ def test_curve_marks_in_a_file_and_in_the_terminal(tmp_path) -> None:
     assert proc.returncode == 0, proc.stderr
     # four kinds of marks, each on the axes and in the legend
     assert out.read_text().count("<g id=\"PathCollection_") == 8
+
+
+def test_repl_errors_in_the_interval_point_at_the_end_that_has_them():
+    # :extrema read A and B without their places (:curve had them): the caret
+    # went under the command
+    done = gradcli("repl", stdin=":extrema x^3-3*x -3 nosuch\n:curve x^2 0 nosuch\n"
+                   ":extrema x^2 2 1\n")
+    errors = [line for line in done.stderr.splitlines() if line.startswith("error: ")]
+    assert errors[0].endswith("(line 1, column 21)"), errors
+    assert errors[1].endswith("(line 2, column 14)"), errors
+    assert errors[2].endswith("(line 3, column 14)"), errors

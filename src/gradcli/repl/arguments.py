@@ -6,9 +6,11 @@ Pure text work: nothing here evaluates anything.
 
 from __future__ import annotations
 
+import copy
 import math
 import re
-from typing import NamedTuple
+from collections.abc import Callable
+from typing import Any, NamedTuple
 
 from ..errors import GradcliError, LimitError, UsageError
 from ..limits import CURVE_MAX_ORDER as MAX_CURVE_ORDER  # as gradcli curve --order
@@ -111,6 +113,42 @@ def split_curve(args: str, first_line: int, offset: int) -> CurveArguments:
             raise UsageError(f"a curve draws derivatives to order {MAX_CURVE_ORDER} at most; "
                              f"got {order}").at(*where)
     return CurveArguments(expr, ends, columns, order)
+
+
+def interval_item(session: Any, parts: CurveArguments, example: str,
+                  many: str) -> tuple[str, Any, float, float]:
+    """What ``:curve`` and ``:extrema`` work on: the variable, the statement to
+    draw (setup statements run in ``session``) and the interval's ends; an
+    error in A or B points at it. ``example`` and ``many`` word the refusal of
+    several expressions."""
+    from ..lang.ranges import over_range
+    from ..session.curves import drawn
+
+    var, item = session.curve_variable(drawn(parts.expr, example, many))
+    try:
+        a, b = over_range(var, ":".join(parts.ends), _at_ends(session.number, parts.columns))
+    except UsageError as err:  # over_range's own (empty, not finite): at A
+        raise err.at(1, parts.columns[0] if parts.columns else None) from None
+    return var, item, a, b
+
+
+def _at_ends(number: Callable[[str], float], columns: list[int]) -> Callable[[str], float]:
+    """``number`` with its errors placed at the end being read (``columns``:
+    where A and B start in the arguments); the defaults have no place."""
+    where = iter(columns)
+
+    def at_end(end: str) -> float:
+        column = next(where, None)
+        try:
+            return number(end)
+        except GradcliError as err:
+            if column is None:
+                raise
+            err = copy.copy(err)
+            err.line, err.column = 1, column + (err.column or 1) - 1
+            raise err from None
+
+    return at_end
 
 
 def _fits(tail: list[tuple[str, int]]) -> bool:

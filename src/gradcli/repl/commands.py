@@ -21,6 +21,7 @@ from .arguments import (
     PRIME,
     body_of,
     expressions_only,
+    interval_item,
     one_line,
     split_curve,
     split_order,
@@ -154,6 +155,15 @@ class Shell:
         self.display.error(format_error(shown, line_text))
         self._bump(int(err.exit_status))
 
+
+    def show_argument_error(self, err: GradcliError, text: str, first_line: int,
+                            offset: int) -> None:
+        """An error whose line is counted from the command's own line (1): shown
+        at the input's line."""
+        if err.line is not None:
+            err = copy.copy(err)
+            err.line += first_line - 1
+        self.show_error(err, text, first_line, offset)
     def _bump(self, status: int) -> None:
         self.status = max(self.status, status)
 
@@ -278,10 +288,7 @@ class Shell:
         try:
             g = session.graph(expr, order=order)
         except GradcliError as err:
-            if err.line is not None:  # counted from the expression's line: the input's
-                err = copy.copy(err)
-                err.line += first_line - 1
-            self.show_error(err, text, first_line, offset + skip)
+            self.show_argument_error(err, text, first_line, offset + skip)
             return
         for w in session.pending_warnings():
             self._warn(w, first_line)
@@ -292,28 +299,16 @@ class Shell:
                 self.display.info(line)
 
     def cmd_curve(self, args: str, text: str, first_line: int, offset: int) -> None:
-        from ..lang.ranges import over_range
-        from ..session.curves import drawn
-
         parts = split_curve(args, first_line, offset)
         if not parts.expr.strip():
             raise UsageError("usage: :curve EXPR [A B] [N], as in :curve sin(x) 0 2pi 1")
         session = self.session
         try:
-            item = drawn(parts.expr, ":curve f(t) = t^3 - t; f(x) 0 2",
-                         "draw the others with a :curve each")
-            var, item = session.curve_variable(item)
-            try:
-                a, b = over_range(var, ":".join(parts.ends),
-                                  _at_ends(session.number, parts.columns))
-            except UsageError as err:  # over_range's own (empty, not finite): at A
-                raise err.at(1, parts.columns[0] if parts.columns else None) from None
+            var, item, a, b = interval_item(session, parts, ":curve f(t) = t^3 - t; f(x) 0 2",
+                                            "draw the others with a :curve each")
             data = session.curve([item], var, a, b, order=parts.order)
         except GradcliError as err:
-            if err.line is not None:  # counted in the arguments: in the input's lines
-                err = copy.copy(err)
-                err.line += first_line - 1
-            self.show_error(err, text, first_line, offset)
+            self.show_argument_error(err, text, first_line, offset)
             return
         for w in data.notes:
             self._warn(w, first_line)
@@ -339,25 +334,6 @@ class Shell:
 
     def cmd_quit(self, args: str, text: str, first_line: int, offset: int) -> bool:
         return False
-
-
-def _at_ends(number: Callable[[str], float], columns: list[int]) -> Callable[[str], float]:
-    """``number`` with its errors placed at the end being read (``columns``:
-    where A and B start in the arguments); the defaults have no place."""
-    where = iter(columns)
-
-    def at_end(end: str) -> float:
-        column = next(where, None)
-        try:
-            return number(end)
-        except GradcliError as err:
-            if column is None:
-                raise
-            err = copy.copy(err)
-            err.line, err.column = 1, column + (err.column or 1) - 1
-            raise err from None
-
-    return at_end
 
 
 def _value_of(session: Session, name: str) -> Any:

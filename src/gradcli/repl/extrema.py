@@ -3,7 +3,6 @@ bindings and definitions, shown as plain lines."""
 
 from __future__ import annotations
 
-import copy
 from typing import Any
 
 from ..errors import GradcliError, UsageError
@@ -13,30 +12,20 @@ USAGE = "usage: :extrema EXPR [A B], as in :extrema x^3 - 3*x -3 3"
 
 def run_extrema(shell: Any, args: str, text: str, first_line: int, offset: int) -> None:
     """Run ``:extrema`` with ``args`` in ``shell`` (a commands.Shell)."""
-    from ..lang.ranges import over_range
     from ..render.extrema import extrema_lines
-    from ..session.curves import drawn
     from ..session.extrema import find_extrema
-    from .arguments import split_curve
+    from .arguments import interval_item, split_curve
 
     parts = split_curve(args, first_line, offset)
     if not parts.expr.strip() or parts.order:
         raise UsageError(USAGE)
-    session = shell.session
     try:
-        item = drawn(parts.expr, ":extrema f(t) = t^3 - t; f(x) -2 2",
-                     "run :extrema once for each expression")
-        var, item = session.curve_variable(item)
-        try:
-            a, b = over_range(var, ":".join(parts.ends), session.number)
-        except UsageError as err:  # over_range's own (empty, not finite): at A
-            raise err.at(1, parts.columns[0] if parts.columns else None) from None
-        data = find_extrema(session, item, var, a, b)
+        var, item, a, b = interval_item(shell.session, parts,
+                                        ":extrema f(t) = t^3 - t; f(x) -2 2",
+                                        "run :extrema once for each expression")
+        data = find_extrema(shell.session, item, var, a, b)
     except GradcliError as err:
-        if err.line is not None:  # counted in the arguments: in the input's lines
-            err = copy.copy(err)
-            err.line += first_line - 1
-        shell.show_error(err, text, first_line, offset)
+        shell.show_argument_error(err, text, first_line, offset)
         return
     for note in data.notes:
         shell.display.warning(note)
