@@ -55,6 +55,7 @@ def test_the_command_line_docs_state_the_choices_and_limits() -> None:
     assert "`float64` (default) or `float32`" in cli and limits.DTYPES[0] == "float64"
     assert f"order 0, {limits.CURVE_POINTS} points;" in cli
     assert f"up to the {limits.PLOT_MAX_NODES:,} nodes drawn at most" in " ".join(cli.split())
+    assert f"as l'Hôpital does, up to order {limits.SERIES_LIMIT_ORDER} " in " ".join(cli.split())
 
 
 def test_the_curve_docs_state_its_points() -> None:

@@ -11,8 +11,8 @@ import sympy
 from inprocess import gradcli
 
 from gradcli.cli.words import CLI_WORDS
-from gradcli.formula.series import LIMIT_ORDER
 from gradcli.formula.series_text import formula_series_text
+from gradcli.limits import SERIES_LIMIT_ORDER as LIMIT_ORDER
 from gradcli.session import EvalOptions, Session
 
 NAMES = {n: sympy.Symbol(n) for n in ("x", "y", "a")} | {"e": sympy.E, "pi": sympy.pi}

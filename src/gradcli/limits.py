@@ -27,6 +27,11 @@ FACTORIAL_ORDER = 170
 """The highest k whose k! float64 holds (170! ~ 7.3e306): past it a Taylor
 coefficient f^(k)/k! is taken another way (or underflows to 0)."""
 
+SERIES_LIMIT_ORDER = 24
+"""The highest order of a series of formulas taken through a limit (0/0 at
+its point, as y*sin(x)/x at 0): the power series of the formula's parts cost
+order^3 operations on formulas, about a second at this order."""
+
 CURVE_MAX_ORDER = 20
 """The highest derivative a curve draws (``gradcli curve --order``, ``:curve``'s N)."""
 

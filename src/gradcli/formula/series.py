@@ -18,6 +18,7 @@ import math
 from fractions import Fraction
 
 from ..errors import LimitError, MathError
+from ..limits import SERIES_LIMIT_ORDER as LIMIT_ORDER  # order^3 work on formulas
 from .diff import SIZE_LIMIT, FormulaTooLarge, derivatives
 from .expr import (
     ADD,
@@ -41,10 +42,6 @@ from .expr import (
 from .rewrite import free_names, substitute
 from .simplify import tidy
 
-LIMIT_ORDER = 24
-"""The highest series order taken through a limit (a removable singularity at
-the point): the power series of the formula's parts cost order^3 operations
-on formulas, about a second at this order."""
 _MORE_ORDERS = 12  # orders a quotient's common leading zeros may take off, in all
 _PART = " u"  # the argument of a built-in expanded on its own (no user name has a space)
 
@@ -376,4 +373,4 @@ def _product(a: Series, b: Series) -> Series:
                   if a[i] != ZERO and b[k - i] != ZERO)) for k in range(m)]
 
 
-__all__ = ["LIMIT_ORDER", "NoSeries", "closed_value", "series_coefficients"]
+__all__ = ["NoSeries", "closed_value", "series_coefficients"]
