@@ -75,7 +75,7 @@ def applies(session: Session, node: Any, options: EvalOptions) -> bool:
 def _gradient_formulas(session: Session, node: Any) -> bool:
     """Whether the gradient of ``node`` is formulas: x^2*y --at y=2 --grad is, in
     x, with y's number put in after differentiating (a gradient partly in
-    numbers and partly a name error was no answer); a bound array cannot be
+    numbers and partly a name error is no answer); a bound array cannot be
     put into a formula."""
     return bool(unbound(session, node)) and all(
         np.ndim(session.values[n]) == 0 for n in _variables(session, node)
