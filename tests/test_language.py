@@ -393,12 +393,18 @@ def test_a_function_is_no_variable_to_differentiate_by():
 def test_a_variable_of_grad_without_a_value_is_pointed_at():
     # grad(x*y, z) put its caret under grad, and did not say how to give z a value
     for text, name, column in (("x = 1; y = 2; grad(x*y, z)", "z", 25),
-                               ("x = 1; y = 2; grad(x*y, x, w, w)", "w", 28),
-                               ("x = 1; grad(x*y)", "y", 15)):
+                               ("x = 1; y = 2; grad(x*y, x, w, w)", "w", 28)):
         err = error(text)
         assert (err.kind, err.column) == ("name", column), text
         assert err.message.startswith(f"unknown name '{name}'"), text
         assert f"{name}=..." in err.message, text
+    # with one variable of the expression free, the gradient is --grad's formulas
+    # (issue 29: "x = 1; grad(x*y)" was this name error for y)
+    from gradcli.formula import plain
+
+    res = last("x = 1; grad(x*y)")
+    assert res.error is None and {n: plain(f) for n, f in res.gradient_formulas.items()} \
+        == {"x": "y", "y": "1"}
 
 
 def test_an_indexing_error_points_at_its_bracket():
@@ -512,9 +518,9 @@ def test_other_evaluation_errors_are_clear():
     assert "write diff(expr, x, n)" in error("diff'(1)").message
     assert error("v = [1, 2, 3]; v[1e30]").message == "an index 1e+30 is out of range"
     # grad of a function of unbound names is its formula (issue 23); with one
-    # of them bound, the other's missing value is the problem, not grad
-    err = error("f(x, y) = x*y; x = 2; grad(f(x, y))")
-    assert err.kind == "name" and "'y'" in err.message
+    # of them bound, its number goes into the formulas (issue 29, as --grad)
+    res = last("f(x, y) = x*y; x = 2; grad(f(x, y))")
+    assert res.error is None and sorted(res.gradient_formulas) == ["x", "y"]
     assert error("x = 1; x", order=1001).message == "the order 1001 is outside 0..1000"
 
 
