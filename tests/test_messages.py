@@ -108,21 +108,21 @@ def _claimed_valid(message: str) -> tuple[int, int, int, int]:
      "-3 to -1) (line 1, column 8)"),
     ("[1,2,3][-4]", "index -4 is out of range for an array of 3 elements (valid: 0 to 2, "
      "or -3 to -1)"),
-    ("[[1,2],[3,4]][2,0]", "the 1st index, 2, is out of range for a 2x2 array (valid: 0 to "
-     "1, or -2 to -1) (line 1, column 14)"),
-    ("[[1,2],[3,4]][0,-3]", "the 2nd index, -3, is out of range for a 2x2 array (valid: 0 "
-     "to 1, or -2 to -1)"),
-    ("[[1,2],[3,4]][5,0:1]", "the 1st index, 5, is out of range for a 2x2 array"),
+    ("[[1,2],[3,4]][2,0]", "the 1st index, 2, is out of range for an array of shape (2, 2) "
+     "(valid: 0 to 1, or -2 to -1) (line 1, column 14)"),
+    ("[[1,2],[3,4]][0,-3]", "the 2nd index, -3, is out of range for an array of shape "
+     "(2, 2) (valid: 0 to 1, or -2 to -1)"),
+    ("[[1,2],[3,4]][5,0:1]", "the 1st index, 5, is out of range for an array of shape (2, 2)"),
     ("zeros(0)[0]", "index 0 is out of range: the array is empty"),
     ("[7][1]", "index 1 is out of range for an array of 1 element (valid: 0, or -1)"),
     ("5[0]", "1 index for a number, which has no elements to index"),
     ("[1,2,3][1,1]", "2 indices for an array of 3 elements, which takes one"),
-    ("[[1,2],[3,4]][1,1,1]", "3 indices for a 2x2 array, which takes 2 at most"),
+    ("[[1,2],[3,4]][1,1,1]", "3 indices for an array of shape (2, 2), which takes 2 at most"),
 ])
 def test_index_errors_are_in_gradclis_words(text, said) -> None:
     message = _error("eval", text)
     assert message.startswith(f"error: {said}")
-    for numpy_words in ("out of bounds", "axis", "slice(", "shape ("):
+    for numpy_words in ("out of bounds", "axis", "slice(", "size"):
         assert numpy_words not in message
 
 

@@ -368,9 +368,8 @@ def index_error(slices: Any, shape: tuple[int, ...]) -> str:
             return f"index {item} is out of range: the array is empty"
         if len(shape) == 1:
             return f"index {item} is out of range for an array of {_elements(n)} ({_valid(n)})"
-        dims = "x".join(map(str, shape))
-        return (f"the {_ordinal(axis + 1)} index, {item}, is out of range for a {dims} "
-                f"array ({_valid(n)})")
+        return (f"the {_ordinal(axis + 1)} index, {item}, is out of range for an array of "
+                f"shape {shape} ({_valid(n)})")
     return f"index {slices} is out of range for an array of shape {shape}"
 
 

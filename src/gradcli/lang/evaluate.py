@@ -260,7 +260,7 @@ class Evaluator(Resolver[Variable]):
                 f"{count} for a number, which has no elements to index" if target.ndim == 0
                 else f"{count} for an array of {target.shape[0]} elements, which takes one"
                 if target.ndim == 1
-                else f"{count} for a {'x'.join(map(str, target.shape))} array, which takes "
+                else f"{count} for an array of shape {target.shape}, which takes "
                 f"{target.ndim} at most").at(*bracket)
         try:
             return _fold(lambda t: get_item(t, key), target)
