@@ -83,8 +83,8 @@ def test_the_commands_named_are_the_parsers_own() -> None:
 def test_a_curve_of_one_number_says_so_once() -> None:
     message = _error("curve", "sum(x)", "-o", "a.png")
     assert message == ("error: sum(x) is one number for the whole interval, not a value at "
-                       "each x; a curve draws an expression computed point by point in x, "
-                       "such as x^2 or sin(x)\n")
+                       "each x; a curve draws an expression elementwise in x, such as x^2 "
+                       "or sin(x)\n")
     assert _error("curve", "sum(t)", "--over", "t=0:1", "-o", "a.png").count("sum(t)") == 1
     assert ", as sum(t) is, not a value at each t" in _error(
         "curve", "max(t)", "--over", "t=0:1", "-o", "a.png")

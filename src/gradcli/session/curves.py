@@ -216,8 +216,8 @@ def session_evaluator(session: Runner) -> Evaluate:
         if np.ndim(ds[0]) == 0 and any(np.ndim(d) and np.any(d != 0) for d in ds[1:]):
             example = "" if text.replace(" ", "") == f"sum({var})" else f", as sum({var}) is"
             raise UsageError(f"{text} is one number for the whole interval{example}, not a "
-                             f"value at each {var}; a curve draws an expression computed "
-                             f"point by point in {var}, such as {var}^2 or sin({var})")
+                             f"value at each {var}; a curve draws an expression elementwise in "
+                             f"{var}, such as {var}^2 or sin({var})")
         warnings = [w for res in results for w in res.warnings]
         return ds, warnings
 
