@@ -107,11 +107,12 @@ def test_existing_json_is_unchanged() -> None:
                                   "derivative_formulas": ["2*x*y"]}
 
 
-def test_a_numeric_csv_takes_the_coefficients_in_its_columns() -> None:
+def test_a_numeric_csv_takes_the_coefficients_in_its_formula_columns() -> None:
+    # (the formulas were in the number columns, value and c0..c2)
     code, out, _ = run("sin(x)", "exp(a*x)", "--wrt", "x", "--series", "2",
                        "--format", "csv")
-    assert out == ["input,wrt,value,c0,c1,c2,error", "sin(x),x,0,0,1,0,",
-                   "exp(a*x),x,exp(a*x),1,a,a^2/2,"]
+    assert out == ["input,wrt,value,c0,c1,c2,formula,formula_c0,formula_c1,formula_c2,error",
+                   "sin(x),x,0,0,1,0,,,,,", "exp(a*x),x,,,,,exp(a*x),1,a,a^2/2,"]
 
 
 def test_errors_are_clear_never_nan() -> None:

@@ -31,6 +31,7 @@ NEUTRAL_WORDS: dict[str, str] = {
     "check": "the check",
     "grad": "the gradient",
     "numbers": "",
+    "free_numbers": "",
 }
 """How a hint reads where no shell words it (a library caller's view)."""
 

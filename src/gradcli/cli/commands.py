@@ -112,6 +112,7 @@ def run_statements(
         if stdin_read:
             continue
         stdin_read = True
+        output.settle()  # the arguments' rows before waiting on standard input
         for batch in stdin_texts(sys.stdin, line):
             for item in batch:
                 if item.error is not None:  # a line the reader refused
@@ -120,6 +121,7 @@ def run_statements(
                 else:
                     run(item.text, item.line)
                 line = item.line + item.text.count("\n") + 1
+            output.settle()
             output.out.flush()
     output.finish()
     return output.status

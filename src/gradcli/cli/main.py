@@ -101,7 +101,7 @@ def run_command(command: str, args: list[str]) -> int:
                                    "expression; put options before '--'")
         parsed, unknown = parser.parse_known_intermixed_args(before)
         if unknown:
-            raise UsageProblem(_unknown_option(parser, unknown))
+            raise UsageProblem(_unknown_option(parser, unknown, parsed))
         if command == "eval":
             return commands.run_eval(parsed, after)
         if command == "plot":
@@ -132,16 +132,23 @@ def _one_expression(parsed: argparse.Namespace, after: list[str]) -> argparse.Na
     return parsed
 
 
-def _unknown_option(parser: options.Parser, unknown: list[str]) -> str:
+def _unknown_option(parser: options.Parser, unknown: list[str],
+                    parsed: argparse.Namespace) -> str:
     import shlex
 
     word = next((w for w in unknown if w.startswith("-")), unknown[0])
     if not word.startswith("-"):
         return f"Got unexpected extra argument ({word})"
+    name = word.split("=", 1)[0]
+    exprs = [*(getattr(parsed, "exprs", None) or ()), *(getattr(parsed, "expr", None) or ())]
+    elsewhere = options.other_command_hint(
+        parser.command, name, shlex.quote(exprs[0]) if exprs else "EXPR",
+        getattr(parsed, "over", None) or "x=-5:5")
+    if elsewhere is not None:  # `curve --format csv`: another command's option
+        return elsewhere
     if word.startswith("--"):
         import difflib
 
-        name = word.split("=", 1)[0]
         close = difflib.get_close_matches(name, [f for f in parser.flags if f[1] == '-'])
         return f"No such option: {name}" + (
             f" (Possible options: {', '.join(sorted(close))})" if close else "")

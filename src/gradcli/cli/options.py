@@ -31,7 +31,8 @@ from ..limits import (
 from ..rules import CHECK_ESTIMATE, CHECK_PASS_RULE, SERIES_ABOUT
 from .input import UsageProblem, split_at
 
-__all__ = ["COMMANDS", "MAX_DIGITS", "MAX_ORDER", "Parser", "build", "top_help", "usage_error"]
+__all__ = ["COMMANDS", "MAX_DIGITS", "MAX_ORDER", "OTHER_WAYS", "Parser", "build",
+           "commands_taking", "other_command_hint", "top_help", "usage_error"]
 
 MAX_DIGITS = 17
 MAX_LINE = f"{MAX_INPUT:,}"  # gradcli.lang.reader: the longest line read from standard input
@@ -354,6 +355,47 @@ _BUILDERS = {"eval": eval_parser, "plot": plot_parser, "curve": curve_parser,
 def build(command: str) -> Parser:
     """The parser of ``command`` (one of COMMANDS)."""
     return _BUILDERS[command]()
+
+
+def commands_taking(flag: str) -> list[str]:
+    """The commands whose parsers declare ``flag`` (as --format or -o), in COMMANDS' order."""
+    return [command for command in limits.COMMANDS if flag in build(command).flags]
+
+
+OTHER_WAYS = {
+    ("curve", "--format"):
+        "curve draws a figure (-o FILE writes .png, .svg or .pdf; without -o, the "
+        "terminal); for the numbers as CSV: gradcli eval {expr} --at "
+        "{var}={interval}:0.1 --format csv",
+    ("curve", "--check"): "for the checked numbers: gradcli eval {expr} --at {var}=1 --check",
+    ("eval", "--over"): "eval takes an interval as a range of points: --at x=0:1:0.1",
+    ("eval", "--output"): "for a figure: gradcli curve {expr} -o FILE (.png, .svg or .pdf), "
+        "or gradcli plot {expr} -o FILE for the computational graph",
+    ("eval", "-o"): "for a figure: gradcli curve {expr} -o FILE (.png, .svg or .pdf), "
+        "or gradcli plot {expr} -o FILE for the computational graph",
+    ("extrema", "--order"): "extrema finds the points where the derivatives vanish; "
+        "for the derivatives' values: gradcli eval {expr} --at {var}=1 --order N",
+}
+"""What to do instead where an option given to ``command`` belongs to another:
+the other command, with the user's own expression ({expr}) and --over
+({var}={interval}) where the command takes them."""
+
+
+def other_command_hint(command: str, flag: str, expr: str, over: str) -> str | None:
+    """Where ``flag`` is not ``command``'s but another command's: which commands
+    take it, and the way around (OTHER_WAYS); None where no command does."""
+    others = commands_taking(flag)
+    if not others:
+        return None
+    owners = " and ".join((", ".join(others[:-1]), others[-1])) if len(others) > 1 \
+        else others[0]
+    takes = "takes" if len(others) == 1 else "take"
+    text = f"No such option for {command}: {flag} ({owners} {takes} it)"
+    way = OTHER_WAYS.get((command, flag))
+    if way is not None:
+        var, _, interval = over.partition("=")
+        text += "; " + way.format(expr=expr, var=var or "x", interval=interval or "-5:5")
+    return text
 
 
 def top_help() -> str:

@@ -12,5 +12,6 @@ CLI_WORDS: dict[str, str] = {
     "series": "--series",
     "check": "--check",
     "numbers": " (--at gives them: --at x=1)",
+    "free_numbers": " (--at {name}=1)",
     "grad": "--grad",
 }

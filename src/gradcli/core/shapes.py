@@ -314,9 +314,8 @@ class GetItem(Function):
     def forward(self, x: Any) -> Any:
         try:
             return x[self.slices]
-        except IndexError as exc:
-            raise OutOfRangeError(f"index {_show_index(self.slices)} out of range for shape "
-                                  f"{x.shape}: {exc}") from None
+        except IndexError:
+            raise OutOfRangeError(index_error(self.slices, x.shape)) from None
 
     def backward(self, gy: Variable) -> Variable:
         (x,) = self.inputs
@@ -341,8 +340,37 @@ class GetItemGrad(Function):
         return get_item(ggx, self.slices)
 
 
-def _show_index(slices: Any) -> str:
-    return str(slices) if isinstance(slices, tuple) else f"[{slices}]"
+def _ordinal(k: int) -> str:
+    return {1: "1st", 2: "2nd", 3: "3rd"}.get(k, f"{k}th")
+
+
+def _elements(n: int) -> str:
+    return f"{n} element{'s' if n != 1 else ''}"
+
+
+def _valid(n: int) -> str:
+    """The indices an axis of ``n`` elements takes, counted from either end."""
+    if n == 0:
+        return "that axis is empty"
+    if n == 1:
+        return "valid: 0, or -1"
+    return f"valid: 0 to {n - 1}, or -{n} to -1"
+
+
+def index_error(slices: Any, shape: tuple[int, ...]) -> str:
+    """Why ``slices`` does not index an array of ``shape``, in the language's
+    words (an index per axis, negative ones counted from the end)."""
+    key = slices if isinstance(slices, tuple) else (slices,)
+    for axis, (item, n) in enumerate(zip(key, shape, strict=False)):
+        if isinstance(item, slice) or -n <= int(item) < n:
+            continue  # a slice is never out of range: it takes what there is
+        if len(shape) == 1 and n == 0:
+            return f"index {item} is out of range: the array is empty"
+        if len(shape) == 1:
+            return f"index {item} is out of range for an array of {_elements(n)} ({_valid(n)})"
+        return (f"the {_ordinal(axis + 1)} index, {item}, is out of range for an array of "
+                f"shape {shape} ({_valid(n)})")
+    return f"index {slices} is out of range for an array of shape {shape}"
 
 
 def get_item(x: Any, slices: Any) -> Variable:

@@ -47,16 +47,28 @@ class FormulaTooLarge(LimitError):
     """A derivative's formula past the size limit; ``order`` and ``size`` say
     which and how large (in characters of its plain text)."""
 
-    def __init__(self, order: int | str, size: int = 0, limit: int = SIZE_LIMIT) -> None:
+    def __init__(self, order: int | str, size: int = 0, limit: int = SIZE_LIMIT,
+                 free: tuple[str, ...] = ()) -> None:
         if isinstance(order, str):  # copy.copy rebuilds an error from its message
             super().__init__(order)
             self.order, self.size, self.limit = 0, size, limit
             return
-        text = (f"the formula of order {order} has {size} characters (limit {limit}); "
-                "ask for numbers at a point instead")
+        text = f"the formula of order {order} has {size} characters (limit {limit}); "
+        if free:
+            # a series of formulas: its variable may have its value, the others have none
+            names = " and ".join((", ".join(free[:-1]), free[-1])) if len(free) > 1 \
+                else free[0]
+            text += (f"{names} {'have' if len(free) > 1 else 'has'} no value, so the "
+                     f"coefficients are formulas: give {'each' if len(free) > 1 else 'it'} "
+                     "a value for numbers")
+            slot = "{free_numbers}"
+        else:
+            text += "ask for numbers at a point instead"
+            slot = "{numbers}"
         super().__init__(text)
-        self.template = literal(text) + "{numbers}"  # the shell says how to ask
-        self.order, self.size, self.limit = order, size, limit
+        self.template = literal(text) + slot  # the shell says how to ask
+        self.hint_name = free[0] if free else ""
+        self.order, self.size, self.limit, self.free = order, size, limit, free
 
 
 class _Differentiator:

@@ -255,9 +255,13 @@ class Evaluator(Resolver[Variable]):
         key = index[0] if len(index) == 1 else tuple(index)
         bracket = node.bracket if node.bracket[0] else position(node)
         if target.ndim < len(index):
+            count = f"{len(index)} ind{'ex' if len(index) == 1 else 'ices'}"
             raise MathError(
-                f"too many indices ({len(index)}) for an array of shape {target.shape}"
-            ).at(*bracket)
+                f"{count} for a number, which has no elements to index" if target.ndim == 0
+                else f"{count} for an array of {target.shape[0]} elements, which takes one"
+                if target.ndim == 1
+                else f"{count} for an array of shape {target.shape}, which takes "
+                f"{target.ndim} at most").at(*bracket)
         try:
             return _fold(lambda t: get_item(t, key), target)
         except GradcliError as err:

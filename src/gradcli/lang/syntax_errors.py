@@ -8,7 +8,7 @@ import re
 from gradcli.errors import GradcliError, ParseError, literal
 from gradcli.lang.brackets import PAIRS, innermost_open, open_brackets
 from gradcli.lang.lalr import SyntaxFailure, UnexpectedCharacters, UnexpectedToken
-from gradcli.lang.names import SUPERSCRIPT_DIGITS, exponent_meant
+from gradcli.lang.names import NAME, SUPERSCRIPT, SUPERSCRIPT_DIGITS, exponent_meant
 from gradcli.lang.namespace import builtin_function
 from gradcli.record import Record
 
@@ -77,6 +77,40 @@ _LAST_NAME = re.compile(r"(?<![\w.])[^\W\d]\w*$")
 _FUNCTION_POWER = re.compile(r"(?<![\w.])([^\W\d]\w*)\s*(?:\^|\*\*)\s*(\d+)$")
 
 
+_SUPERSCRIPTED = re.compile(rf"(?<![\w.])({NAME.pattern})({SUPERSCRIPT.pattern})$")
+
+
+def _called_argument(text: str, at: int) -> str:
+    """The bracketed argument that starts at ``at`` ('('), as typed, or (...)."""
+    depth = 0
+    for i in range(at, min(len(text), at + 60)):
+        depth += {"(": 1, ")": -1}.get(text[i], 0)
+        if depth == 0:
+            return text[at:i + 1] if "\n" not in text[at:i] else "(...)"
+    return "(...)"
+
+
+def _superscript_call(name: str, exponent: str, argument: str) -> str:
+    """sin²(x), as typeset: a superscript raises the name it follows, so this is
+    no power of the call; what to write instead."""
+    power = exponent_meant(exponent)
+    typed = f"{name}{exponent}{argument}"
+    called = f"{name}{argument}^{power}"
+    inverse = f"a{name}" if power == "-1" and builtin_function(f"a{name}") else None
+    if inverse is not None:
+        meant, way = (f"{inverse}{argument} or {called}",
+                      f"write {inverse}{argument} for the inverse, or {called} for the "
+                      "reciprocal")
+    elif builtin_function(name) is not None:
+        meant, way = called, f"write {called}"
+    else:  # a function of the session's (f²(2)), or a variable (x²(x+1))
+        product = f"{name}{exponent}*{argument}"
+        meant = f"{called} or {product}"
+        way = f"write {called} for a power of the call, or {product} for a product"
+    return (f"{typed} is not read as {meant}: a superscript raises the name it "
+            f"follows; {way}")
+
+
 def _builtin_named(match: re.Match[str] | None, group: int = 0) -> str | None:
     """The built-in function a regex match names, if it names one."""
     if match is None:
@@ -131,7 +165,12 @@ def syntax_error(exc: SyntaxFailure, chunk: Chunk) -> ParseError:
             start = token.start_pos or 0
             before = chunk.text[:start].rstrip()
             powered = _FUNCTION_POWER.search(before) if token.type == "_LPAR" else None
-            if _builtin_named(powered, 1):
+            raised = _SUPERSCRIPTED.search(before) if token.type == "_LPAR" \
+                and len(before) == start else None
+            if raised is not None:
+                message = _superscript_call(raised[1], raised[2],
+                                            _called_argument(chunk.text, start))
+            elif _builtin_named(powered, 1):
                 # sin^2(x), as typeset: the power of the call
                 message += (f"; a power of a function's value follows the call: "
                             f"{powered[1]}(...)^{powered[2]}")

@@ -21,6 +21,11 @@ variable (``check_groups``): the variable under ``wrt``, its partial
 derivative's check in the ``check1_`` columns, every other cell repeated; so
 each cell stays one value a script can read.
 
+Where formulas and numbers mix (``CsvRenderer(opts, mixed=True)``; Output
+chooses the table from the kinds of the results it holds, ``table_of``) the
+formula columns are there without --formula, with ``formula_c0 .. cN`` for a
+series, and a formula's cells go there: a column holds one kind.
+
 A sweep (``--at`` gives an array: ``CsvRenderer(opts, sweep=["x"])``) is a
 tidy table instead: the columns are
 
@@ -48,8 +53,12 @@ from .sweep import flat, point_errors, point_shape
 CHECK_FIELDS = ("autodiff", "numerical", "abs_error", "rel_error", "est_error", "ok")
 
 
-def header(opts: RenderOptions, sweep: Sequence[str] = ()) -> list[str]:
-    """The columns; with ``sweep`` (the --at names of a sweep) the tidy ones."""
+def header(opts: RenderOptions, sweep: Sequence[str] = (), formulas: bool = False
+           ) -> list[str]:
+    """The columns; with ``sweep`` (the --at names of a sweep) the tidy ones;
+    ``formulas``: some statements are formulas among numbers, so the formula
+    columns are there whether --formula asked or not (and ``formula_c0..cN``
+    with --series)."""
     cols = ["input", *sweep]
     if opts.wants_wrt and (not sweep or opts.grad and opts.check):
         cols.append("wrt")  # a sweep's rows need it only to tell --grad --check's apart
@@ -61,11 +70,13 @@ def header(opts: RenderOptions, sweep: Sequence[str] = ()) -> list[str]:
         cols.extend(f"c{k}" for k in range(opts.series + 1))
     if opts.check:
         cols.extend(f"check{k}_{f}" for k in (1, 2) for f in CHECK_FIELDS)
-    if opts.formula:
+    if opts.formula or formulas:
         cols.append("formula")
         cols.extend(f"formula_d{k}" for k in range(1, opts.order + 1))
         if opts.grad:
             cols.append("gradient_formula")
+        if formulas and opts.series is not None:
+            cols.extend(f"formula_c{k}" for k in range(opts.series + 1))
     cols.append("error")
     return cols
 
@@ -270,7 +281,7 @@ formula (the formula empty past --order's orders)."""
 def formula_rows(res: Result, series: bool = False) -> str:
     """A result in the formula table, ``input,order,formula,error``: a row an
     order (0..N), or ``d/dx`` a variable of a gradient. A numeric result (a
-    statement after the first) has its numbers in the formula column, a
+    later line of standard input) has its numbers in the formula column, a
     failed one its message under error. ``series``: the table has the
     ``coefficient`` column too (SERIES_FORMULA_COLUMNS)."""
     from ..formula import plain  # only results with formulas
@@ -303,19 +314,28 @@ def formula_rows(res: Result, series: bool = False) -> str:
     return "".join(format_row([*r, ""]) for r in rows)
 
 
+def table_of(kinds: Sequence[str]) -> str:
+    """Which table the results of ``kinds`` (Result.kind, in order) make: "formulas"
+    where every one that has an answer is a formula, "mixed" where formulas and
+    numbers both are, else "numbers" (definitions and errors fit any)."""
+    answers = {kind == "formula" for kind in kinds if kind not in ("define", "error")}
+    return "mixed" if len(answers) == 2 else "formulas" if answers == {True} else "numbers"
+
+
 class CsvRenderer:
     """Writes the header once, then a row per result (a row per point of a
     sweep with ``sweep``, the --at names: see render/sweep.py's sweep_names).
-    With ``formulas`` (the first result was a formula) the table is
-    ``input,order,formula``, a row an order."""
+    With ``formulas`` (every statement is a formula) the table is
+    ``input,order,formula``, a row an order; with ``mixed`` (formulas and
+    numbers) the numbers' table with the formula columns, where the formulas go."""
 
     def __init__(self, opts: RenderOptions, sweep: Sequence[str] = (),
-                 formulas: bool = False) -> None:
+                 formulas: bool = False, mixed: bool = False) -> None:
         self.opts = opts
         self.sweep = list(sweep)
         self.formulas = formulas
         self.columns = (SERIES_FORMULA_COLUMNS if opts.series is not None else FORMULA_COLUMNS) \
-            if formulas else header(opts, self.sweep)
+            if formulas else header(opts, self.sweep, formulas=mixed)
 
     def header(self) -> str:
         return format_row(self.columns)
@@ -334,23 +354,29 @@ class CsvRenderer:
     def _row(self, res: Result) -> str:
         if self.formulas:
             return formula_rows(res, "coefficient" in self.columns)
-        if res.kind == "formula":  # after numbers: the formulas in the value columns
+        if res.kind == "formula":  # among numbers: in the formula columns
             from ..formula import plain
 
+            # a table begun before this statement was known to be a formula (a
+            # later line of standard input) may lack them: then the number columns
+            columns = ("formula", "formula_d", "gradient_formula", "formula_c") \
+                if "formula" in self.columns else ("value", "d", "gradient", "c")
+            value, d, gradient, c = columns
             cells = {"input": res.input, "wrt": res.wrt or "",
-                     "value": plain(res.formulas[0]) if res.formulas else ""}
+                     value: plain(res.formulas[0]) if res.formulas else ""}
             for k, f in enumerate((res.formulas or [])[1:], start=1):
-                cells[f"d{k}"] = plain(f)
+                cells[f"{d}{k}"] = plain(f)
             if res.gradient_formulas is not None:
-                cells["gradient"] = "; ".join(f"{n}: {plain(f)}"
-                                              for n, f in res.gradient_formulas.items())
-            for k, c in enumerate(res.series_formulas or ()):
-                cells[f"c{k}"] = plain(c)
-            return format_row([cells.get(c, "") for c in self.columns])
+                cells[gradient] = "; ".join(f"{n}: {plain(f)}"
+                                            for n, f in res.gradient_formulas.items())
+            series = f"{c}0" in self.columns
+            for k, coefficient in enumerate(res.series_formulas or ()):
+                cells[f"{c}{k}" if series else f"c{k}"] = plain(coefficient)
+            return format_row([cells.get(col, "") for col in self.columns])
         if self.sweep:
             return sweep_rows(res, self.opts, self.columns, self.sweep)
         return "".join(map(format_row, rows(res, self.opts, self.columns)))
 
 
 __all__ = ["SERIES_FORMULA_COLUMNS", "CsvRenderer", "check_groups", "format_row", "formula_rows",
-           "header", "ok_text", "row", "rows", "sweep_pieces", "sweep_rows"]
+           "header", "ok_text", "row", "rows", "sweep_pieces", "sweep_rows", "table_of"]

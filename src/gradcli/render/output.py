@@ -64,6 +64,9 @@ class Output:
         self.status = 0
         self._table: Any = None
         self._csv: Any = None
+        # CSV: the results held until the header is written (``settle``), so
+        # that it is built from every one of their kinds
+        self._held: list[Result] = []
         self._render_json: Any = None
         self._render_plain: Any = None
 
@@ -109,6 +112,8 @@ class Output:
             from ..results import Result
 
             if self._csv is None:
+                self.settle()
+            if self._csv is None:
                 self._start_csv()
             self._write(self._csv.row(Result(input=input_text, kind="error", error=err)))
 
@@ -135,8 +140,12 @@ class Output:
     def result(self, res: Result, line_text: str | None, point: Any = None) -> None:
         """Print one result (``point``: where a series was expanded); out of
         memory on the way, the error computing would have given."""
+        self._guarded(res, lambda: self._result(res, line_text, point))
+
+    def _guarded(self, res: Result, write: Any) -> None:
+        """``write()`` the text of ``res``; a failure on the way is its error."""
         try:
-            self._result(res, line_text, point)
+            write()
         except MemoryError:
             from ..errors import LimitError
 
@@ -180,10 +189,10 @@ class Output:
             for piece in self._render_plain(res, self.opts, point):
                 self._write(piece)
         elif fmt == "csv":
-            if self._csv is None:
-                self._start_csv(formulas=res.kind == "formula")
-            for piece in self._csv.pieces(res):
-                self._write(piece)
+            if self._csv is None:  # the header waits for the statements run with this one
+                self._held.append(res)
+            else:
+                self._csv_rows(res)
         else:
             if self._table is None:
                 from .table import TableRenderer
@@ -193,13 +202,33 @@ class Output:
                                             terminal=isatty(self.out))
             self._table.render(res, point)
 
-    def _start_csv(self, formulas: bool = False) -> None:
+    def _csv_rows(self, res: Result) -> None:
+        for piece in self._csv.pieces(res):
+            self._write(piece)
+
+    def _start_csv(self, table: str = "numbers") -> None:
         from .csv import CsvRenderer
 
-        self._csv = CsvRenderer(self.opts, self.sweep, formulas)
+        self._csv = CsvRenderer(self.opts, self.sweep, formulas=table == "formulas",
+                                mixed=table == "mixed")
         self.out.write(self._csv.header())
 
+    def settle(self) -> None:
+        """CSV: write the header, made for the kinds of the results held (the
+        statements of the command line, or the first lines of standard input
+        that came together), then their rows. Later results take that header."""
+        if self._csv is not None or not self._held:
+            return
+        from .csv import table_of
+
+        held, self._held = self._held, []
+        self._start_csv(table_of([res.kind for res in held]))
+        for res in held:  # (its warnings and errors were said when it came)
+            self._guarded(res, lambda res=res: self._csv_rows(res))
+
     def finish(self) -> None:
-        if self.fmt == "csv" and self._csv is None:
-            self._start_csv()  # a header even when nothing ran
+        if self.fmt == "csv":
+            self.settle()
+            if self._csv is None:
+                self._start_csv()  # a header even when nothing ran
         self.out.flush()

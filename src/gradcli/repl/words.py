@@ -13,5 +13,6 @@ REPL_WORDS: dict[str, str] = {
     "series": "a series",
     "check": ":check",
     "numbers": " (give the variable a value: x = 1)",
+    "free_numbers": " ({name} = 1)",
     "grad": "grad",
 }

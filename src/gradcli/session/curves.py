@@ -214,8 +214,10 @@ def session_evaluator(session: Runner) -> Evaluate:
             raise UsageError(f"curve draws an expression; {what}")
         ds = [last.value, *(last.derivatives or [])]
         if np.ndim(ds[0]) == 0 and any(np.ndim(d) and np.any(d != 0) for d in ds[1:]):
-            raise UsageError(f"{text} is one number for all of {var} (as sum({var}) is); "
-                             f"a curve draws an expression elementwise in {var}")
+            example = "" if text.replace(" ", "") == f"sum({var})" else f", as sum({var}) is"
+            raise UsageError(f"{text} is one number for the whole interval{example}, not a "
+                             f"value at each {var}; a curve draws an expression elementwise in "
+                             f"{var}, such as {var}^2 or sin({var})")
         warnings = [w for res in results for w in res.warnings]
         return ds, warnings
 

@@ -188,6 +188,7 @@ def _series(session: Session, node: Any, options: EvalOptions, res: Result) -> N
     formula stays one in its variable, bound or not, and the coefficients are
     its derivatives' formulas at the point over k! (formula/series.py)."""
     from ..formula import FormulaTooLarge, derivatives, from_ast
+    from ..formula.rewrite import free_names
     from ..formula.series import series_coefficients
     from ..rules import SERIES_CENTRE
 
@@ -197,16 +198,22 @@ def _series(session: Session, node: Any, options: EvalOptions, res: Result) -> N
     values.pop(wrt, None)
     f = from_ast(node, session.functions, values)
     res.wrt, res.formulas = wrt, [f]
+    # the hint names the names with no value: numbers need a value for each
+    free = tuple(sorted(free_names(f) - {wrt}))
     try:
-        res.formulas += derivatives(f, wrt, options.order or 0)
+        for _ in range(options.order or 0):  # one at a time: the orders that fit stay
+            res.formulas.append(derivatives(res.formulas[-1], wrt, 1)[-1])
     except FormulaTooLarge as err:  # the orders that fit, then why the next does not
-        res.error = FormulaTooLarge(len(res.formulas), err.size, err.limit).at(
+        res.error = FormulaTooLarge(len(res.formulas), err.size, err.limit, free).at(
             node.line or None, node.column or None)
         return
     point, res.point_text = _series_point(session, wrt)
     res.point = np.asarray(float(session.values.get(wrt, SERIES_CENTRE)))
-    res.series_formulas = series_coefficients(f, wrt, point, options.series or 0,
-                                              res.point_text)
+    try:
+        res.series_formulas = series_coefficients(f, wrt, point, options.series or 0,
+                                                  res.point_text)
+    except FormulaTooLarge as err:
+        raise FormulaTooLarge(err.order, err.size, err.limit, free) from None
 
 
 def _series_point(session: Session, wrt: str) -> tuple[Any, str | None]:
