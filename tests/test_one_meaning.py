@@ -35,6 +35,9 @@ ROWS = [
     (("eval", "y = 2; grad(x^2*y)"), 0, ["d/dx: 4*x", "d/dy: x^2"], ""),
     (("eval", "grad(x^2*y)", "--at", "y=2"), 0, ["d/dx: 4*x", "d/dy: x^2"], ""),
     (("eval", "grad(x^2*y, y)", "--at", "y=2"), 0, ["d/dy: x^2"], ""),
+    # --order's formulas are the same with --series beside them (they were numbers at 0)
+    (("eval", "sin(x)", "--order", "1", "--series", "3"), 0, ["sin(x)", "cos(x)", "x - x^3/6"],
+     ""),
     (("eval", "g(x,y) = x^2*y", "g'"), 2, [],
      "g takes 2 arguments; ' is for functions of one; use diff(g(x,y), x) or grad(g(x,y))"),
 ]

@@ -85,7 +85,7 @@ def _gradient_formulas(session: Session, node: Any) -> bool:
 def _series_of_formulas(session: Session, node: Any, options: EvalOptions) -> bool:
     """--series by a variable with no value, or one number, of an expression
     that reads another name with no value (x^2*y by x: y*x^2's coefficients
-    are formulas in y). About an array of points the name stays an error, and
+    are formulas in y), or with --order by a variable with no value. About an array of points the name stays an error, and
     grad(...) gives its partial derivatives alone, as with numbers."""
     if isinstance(node, ast.Call) and node.func == "grad":
         return False
@@ -97,7 +97,10 @@ def _series_of_formulas(session: Session, node: Any, options: EvalOptions) -> bo
             return False
     elif not _free_to_differentiate(session, wrt):
         return False
-    return any(n != wrt for n in unbound(session, node))
+    # sin(x) --order 1 --series 3 with x free: --order's formulas, as without
+    # --series, and the series beside them
+    return any(n != wrt for n in unbound(session, node)) or (
+        options.order is not None and wrt not in session.values)
 
 
 def _free_to_differentiate(session: Session, name: str) -> bool:
