@@ -183,3 +183,14 @@ def test_a_prime_of_several_variables_says_how_to_write_it():
         err = last(text).error
         assert err.message == ("g takes 2 arguments; ' is for functions of one; "
                                "use diff(g(x,y), x) or grad(g(x,y))")
+
+
+def test_the_orders_that_fit_come_before_the_error_through_one_pipe():
+    # cli.md: "those of lower order are printed, then the error" (2>&1 showed
+    # the error first)
+    from inprocess import gradcli
+
+    lines = gradcli("eval", "x^x", "--order", "12", merged=True).stdout.splitlines()
+    first_error = next(i for i, line in enumerate(lines) if line.startswith("error: "))
+    assert first_error == 9 and lines[0] == "x^x", lines[:2]
+    assert "formula of order 9" in lines[first_error]

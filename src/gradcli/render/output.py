@@ -163,9 +163,17 @@ class Output:
     def _result(self, res: Result, line_text: str | None, point: Any = None) -> None:
         for message in res.warnings:
             self.warning(message, res.line)
-        if res.error is not None:
-            self.error(res.error, line_text, res.input, json_object=False)
         self.status = max(self.status, int(res.exit_status))
+        # an error follows what its result has (the orders that fit), as a
+        # warning precedes it; a result of nothing but its error has it first
+        partial = res.value is not None or bool(res.formulas)
+        if res.error is not None and not partial:
+            self.error(res.error, line_text, res.input, json_object=False)
+        self._result_text(res, point)
+        if res.error is not None and partial:
+            self.error(res.error, line_text, res.input, json_object=False)
+
+    def _result_text(self, res: Result, point: Any) -> None:
         fmt = self.fmt
         if fmt == "json" and self.rows:
             from .json import render_json_rows

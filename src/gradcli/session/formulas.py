@@ -85,8 +85,9 @@ def _gradient_formulas(session: Session, node: Any) -> bool:
 def _series_of_formulas(session: Session, node: Any, options: EvalOptions) -> bool:
     """--series by a variable with no value, or one number, of an expression
     that reads another name with no value (x^2*y by x: y*x^2's coefficients
-    are formulas in y), or with --order by a variable with no value. About an array of points the name stays an error, and
-    grad(...) gives its partial derivatives alone, as with numbers."""
+    are formulas in y), or with --order by a variable with no value. About an
+    array of points the name stays an error, and grad(...) gives its partial
+    derivatives alone, as with numbers."""
     if isinstance(node, ast.Call) and node.func == "grad":
         return False
     wrt = formula_wrt(session, node, options)
