@@ -550,9 +550,10 @@ def test_piped_d_and_check_take_expressions_and_print_as_eval_does(tmp_path) -> 
             ":plot  2000 x a.png\n")
     done = gradcli("repl", stdin=text, env=_env(tmp_path))
     out = done.stdout.splitlines()
-    assert out[0].startswith("check order 1: autodiff 32 numerical 32")
-    assert out[0].endswith(" pass") and out[1].startswith("check order 2: autodiff 48")
-    assert out[2:] == ["2", "4", "4", "2"] + ["0"] * 8  # x not rebound, f not defined; 1e1 is 10
+    assert out[0] == "16"  # the value first, as eval --check prints it
+    assert out[1].startswith("check order 1: autodiff 32 numerical 32")
+    assert out[1].endswith(" pass") and out[2].startswith("check order 2: autodiff 48")
+    assert out[3:] == ["2", "4", "4", "2"] + ["0"] * 8  # x not rebound, f not defined; 1e1 is 10
     assert done.stderr.splitlines() == [
         "error: :check takes expressions; run 'x = 5' on its own first (line 3)",
         "error: :d takes expressions; run 'f(t) = 1' on its own first (line 4)",

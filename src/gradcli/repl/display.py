@@ -121,10 +121,10 @@ class PlainDisplay:
             self._print(line)
 
     def check(self, res: Result) -> None:
-        from ..render.plain import check_line
+        from ..render.plain import RenderOptions, render_plain
 
-        for entry in res.check or ():  # lines as gradcli eval prints them
-            self._print(check_line(entry))
+        for line in render_plain(res, RenderOptions(check=True)):  # as gradcli eval prints
+            self._print(line)
 
     def curve(self, data: Curves) -> None:
         from ..render.termplot import FALLBACK, render_terminal
