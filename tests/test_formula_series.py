@@ -175,3 +175,13 @@ def test_a_small_coefficient_beside_a_smaller_one_is_kept() -> None:
     s = Session()
     s.run("x = 2e-20")  # pasted back: x^3 there, within rounding
     assert float(s.run(text)[0].value) == pytest.approx(8e-60, rel=1e-12)
+
+
+def test_a_typed_decimal_is_no_rounding_of_a_simple_rational():
+    # 0.333333333333 (12 digits, 1e-12 from 1/3) printed as 1/3
+    from gradcli.formula.series_text import TOLERANCE, exact_coefficient
+
+    assert exact_coefficient(0.333333333333) is None
+    assert exact_coefficient(1 / 3 * (1 + 4e-16)) == Fraction(1, 3)
+    assert exact_coefficient(1 / 362880 * (1 - 8e-16), 9) == Fraction(1, 362880)
+    assert TOLERANCE <= 1e-13

@@ -20,7 +20,7 @@ from typing import Any
 from ..errors import GradcliError
 
 NOISE = 1e-14
-TOLERANCE = 1e-12
+TOLERANCE = 2e-14  # about a hundred roundings; a typed 12-digit decimal is farther
 MAX_DENOMINATOR = 1000
 _MAX_FACTORIAL = 10**15  # k! beyond this no longer holds every digit in a float
 _POINT_ROUNDING = 2.0**-52  # twice the point's relative rounding, 2^-53
