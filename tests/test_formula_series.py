@@ -185,3 +185,19 @@ def test_a_typed_decimal_is_no_rounding_of_a_simple_rational():
     assert exact_coefficient(1 / 3 * (1 + 4e-16)) == Fraction(1, 3)
     assert exact_coefficient(1 / 362880 * (1 - 8e-16), 9) == Fraction(1, 362880)
     assert TOLERANCE <= 1e-13
+
+
+def test_float32_noise_is_judged_in_float32_and_its_numbers_stay_numbers():
+    from gradcli.render.plain import RenderOptions, render_plain
+    from gradcli.session import EvalOptions, Session
+
+    def series(text: str, at: str) -> str:
+        s = Session(dtype="float32")
+        s.bind_at("x", at)
+        (r,) = s.run(text, EvalOptions(series=3))
+        return render_plain(r, RenderOptions(series=3))[-1]
+
+    # sin about pi in float32: -8.7e-08 and 4.4e-08*(x - pi)^2 are its rounding
+    assert series("sin(x)", "pi") == "-(x - pi) + 0.1666666716337204*(x - pi)^3"
+    # float32's rounding is wider than the spacing of simple rationals: no 775/921
+    assert series("sin(x)", "1").startswith("0.8414710164070129 + ")

@@ -83,7 +83,8 @@ def _is_sum(text: str) -> bool:
     return False
 
 
-def _is_noise(cs: list[float], k: int, noise: float, at: float | None) -> bool:
+def _is_noise(cs: list[float], k: int, noise: float, at: float | None,
+              tolerance: float = TOLERANCE, point_rounding: float = _POINT_ROUNDING) -> bool:
     """Whether c_k is rounding noise: far below both its neighbours (cos about
     pi has -1.2e-16 between -1 and 1/2), and no simple rational. Against the
     largest coefficient instead, exp's 1/20! and the x of 1e15 + x were lost.
@@ -92,14 +93,28 @@ def _is_noise(cs: list[float], k: int, noise: float, at: float | None) -> bool:
     explains it: sin about pi gives 1.2e-16, noise; sin(x) + 1e-15 about pi
     and sin about 1e-20 keep theirs."""
     c = cs[k]
-    if not math.isfinite(c) or exact_coefficient(c, k) is not None:
+    if not math.isfinite(c) or exact_coefficient(c, k, tolerance) is not None:
         return False
     near = [abs(cs[j]) for j in (k - 1, k + 1) if 0 <= j < len(cs) and math.isfinite(cs[j])]
     if not near or abs(c) >= noise * min(near):  # below both neighbours
         return False
     if k == 0 and at is not None and len(cs) > 1:
-        return abs(c) <= _POINT_ROUNDING * abs(at) * abs(cs[1])
+        return abs(c) <= point_rounding * abs(at) * abs(cs[1])
     return True
+
+
+_FLOAT64_EPS = 2.0**-52
+
+
+def _precision(coefficients: Sequence[Any]) -> float:
+    """The machine epsilon of the coarsest floating type among ``coefficients``
+    (float64's for Python floats)."""
+    eps = _FLOAT64_EPS
+    for c in coefficients:
+        dtype = getattr(c, "dtype", None)
+        if dtype is not None and dtype.kind == "f" and dtype.itemsize < 8:
+            eps = max(eps, 2.0**-23 if dtype.itemsize == 4 else 2.0**-10)
+    return eps
 
 
 def series_text(coefficients: Sequence[float], var: str = "x",
@@ -116,17 +131,23 @@ def series_text(coefficients: Sequence[float], var: str = "x",
     is "0". ``latex``: as LaTeX, ``\\frac{\\left(x - \\pi\\right)^{3}}{6}``.
     """
     write = number or (lambda v: repr(float(v)))
+    # noise is judged in units of the coefficients' own precision (float32's
+    # is 2^29 times float64's: its sin about pi has -8.7e-08); a simple
+    # rational is not, as float32's rounding is wider than the rationals'
+    # spacing (its sin(1) is within 1e-5 of 775/921)
+    coarser = _precision(coefficients) / _FLOAT64_EPS
+    tolerance, noise, rounding = TOLERANCE, noise * coarser, _POINT_ROUNDING * coarser
     cs = [float(c) for c in coefficients]
     base = _base_latex(var, point) if latex else _base(var, point)
     if at is None and not isinstance(point, str):
         at = 0.0 if point is None else float(point)
     terms: list[tuple[bool, str]] = []  # (negative, text of the magnitude)
     for k, c in enumerate(cs):
-        if c == 0 or _is_noise(cs, k, noise, at):
+        if c == 0 or _is_noise(cs, k, noise, at, tolerance, rounding):
             continue
         power = "" if k == 0 else base if k == 1 else f"{base}^{{{k}}}" if latex \
             else f"{base}^{k}"
-        exact = exact_coefficient(c, k)
+        exact = exact_coefficient(c, k, tolerance)
         if exact is not None:
             p, q = abs(exact.numerator), exact.denominator
             top = str(p) if not power else power if p == 1 else \

@@ -72,7 +72,8 @@ def series_text(coefficients: list[Any], var: str, point: Any,
 
     # simple rationals exact, rounding noise left out, the point as typed
     text = point_text or format_number(float(a), digits)
-    return as_mathematics([float(np.asarray(c)) for c in coefficients], var, text,
+    # numpy scalars, not floats: their dtype sets the rounding allowed
+    return as_mathematics([np.asarray(c)[()] for c in coefficients], var, text,
                           number=lambda v: format_number(v, digits), at=float(a), latex=latex)
 
 
