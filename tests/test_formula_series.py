@@ -195,7 +195,7 @@ def test_float32_noise_is_judged_in_float32_and_its_numbers_stay_numbers():
         s = Session(dtype="float32")
         s.bind_at("x", at)
         (r,) = s.run(text, EvalOptions(series=3))
-        return render_plain(r, RenderOptions(series=3))[-1]
+        return render_plain(r, RenderOptions(series=3), r.point)[-1]
 
     # sin about pi in float32: -8.7e-08 and 4.4e-08*(x - pi)^2 are its rounding
     assert series("sin(x)", "pi") == "-(x - pi) + 0.1666666716337204*(x - pi)^3"
