@@ -86,19 +86,30 @@ class Calculus:
         if args.point is not None:
             point = self._point(ev.eval(args.point), var.id)
         else:
-            found = ev.leaf(var.id)
+            found = self.variable_point(var.id)
             if found is None:
                 raise UnknownNameError(
                     f"'{var.id}' has no value; give the point: "
                     f"diff(expr, {var.id}, n, a)"
                 ).at(*position(var))
-            # a parameter is a node apart from the argument it is bound to, or
-            # whatever else reads that argument would move with it (g(t) =
-            # diff(t*x, t) makes g(x) x; k(t, s) = diff(t*s, t) makes k(t, t) t)
-            bound = ev.binding(var.id)
-            point = self._point(found, var.id, own=bound is None or not bound[1])
+            point = found
         self._value_not_formula(args.body, var.id)
         return self.differentiate(args.body, var.id, point, order, node)
+
+    def variable_point(self, name: str) -> Variable | None:
+        """The point a derivative by ``name`` is taken at, where ``name`` has a
+        value here (None where it has none): a leaf of its own wherever the
+        value is a constant (a parameter bound to a number, a name --wrt reads
+        as one), so the derivative by it is not 0. ``diff`` and the matrix
+        forms both bind their variables so."""
+        found = self.ev.leaf(name)
+        if found is None:
+            return None
+        # a parameter is a node apart from the argument it is bound to, or
+        # whatever else reads that argument would move with it (g(t) =
+        # diff(t*x, t) makes g(x) x; k(t, s) = diff(t*s, t) makes k(t, t) t)
+        bound = self.ev.binding(name)
+        return self._point(found, name, own=bound is None or not bound[1])
 
     def _value_not_formula(self, body: Any, var: str) -> None:
         """A note for diff(y, x) where y was assigned from x (y = x^2): y holds
@@ -386,8 +397,13 @@ class Calculus:
         functions = self.ev.functions
         args = matrix_args(node, functions)
         names = variable_names(args, functions, CONSTANTS)
-        return matrix_value(self.ev, args, names, node,
-                            nested=self.diff_depth > 0 or self.keep_graph)
+        points = {name: self.variable_point(name) for name in names}
+        self.diff_depth += 1  # the body's diffs keep their graphs, as inside diff
+        try:
+            return matrix_value(self.ev, args, points, node,
+                                nested=self.diff_depth > 1 or self.keep_graph)
+        finally:
+            self.diff_depth -= 1
 
 
 MAX_FILLED = 16

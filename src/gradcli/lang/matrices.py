@@ -11,6 +11,7 @@ graph inside a derivative) and the session's formulas.
 from __future__ import annotations
 
 from collections.abc import Collection, Mapping
+from contextlib import AbstractContextManager
 from typing import Any, Protocol
 
 from ..core import hessian as engine
@@ -106,29 +107,31 @@ class Reader(Protocol):
 
     def eval(self, node: Any) -> Variable: ...
 
-    def leaf(self, name: str) -> Variable | None: ...
+    def scope(self, names: dict[str, Variable],
+              is_function: bool = False) -> AbstractContextManager[None]: ...
 
 
-def matrix_value(reader: Reader, args: MatrixArgs, names: list[str], node: Call,
-                 nested: bool) -> Variable:
-    """The form's numbers at the point the names are bound to (a Constant), or,
-    ``nested`` inside a derivative, a graph that differentiates again."""
-    leaves = []
-    for name in names:
-        leaf = reader.leaf(name)
-        if leaf is None:
+def matrix_value(reader: Reader, args: MatrixArgs, points: Mapping[str, Variable | None],
+                 node: Call, nested: bool) -> Variable:
+    """The form's numbers at ``points`` (each name's point, as ``diff`` binds its
+    variable; None where the name has no value): a Constant, or, ``nested``
+    inside a derivative, a graph that differentiates again. The body is read
+    with each name bound to its point, so a parameter bound to a number, or a
+    name ``--wrt`` reads as a constant, is still differentiated by."""
+    for name, point in points.items():
+        if point is None:
             written = {n.id: n for n in args.names or ()}
             if name not in written:
                 reader.eval(args.body)  # says which name, where the body uses it
             raise _at(UnknownNameError(
                 f"'{name}' has no value: {args.form} gives numbers where every variable has "
                 "a value, formulas where none has"), written.get(name, node))
-        leaves.append(leaf)
-    if not names:
+    if not points:
         raise _at(MathError(f"{args.form}: the expression has no variable to differentiate "
                             "by"), node)
+    leaves: list[Variable] = list(points.values())  # type: ignore[arg-type]
     # a derivative needs the graph even where the caller evaluates without one
-    with using_config("enable_backprop", True):
+    with reader.scope(dict(zip(points, leaves))), using_config("enable_backprop", True):
         y = reader.eval(args.body)
     try:
         return _ENGINE[args.form](y, leaves, create_graph=nested)
