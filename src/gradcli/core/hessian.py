@@ -21,7 +21,7 @@ from ..errors import LimitError, MathError
 from ..limits import BACKPROP_MAX_NODES, MATRIX_MAX_NODES
 from ..limits import MATRIX_MAX_VARIABLES as MAX_VARIABLES
 from .backend import get_array_module
-from .derivatives import grad, graph_size
+from .derivatives import grad, graph_size, nested_derivative
 from .graph import Constant, Variable, using_config
 from .shapes import get_item, reshape
 from .stack import stack
@@ -187,7 +187,12 @@ def jacobian(y: Variable, leaves: Sequence[Variable], create_graph: bool = False
 
 def laplacian(y: Variable, leaves: Sequence[Variable], create_graph: bool = False) -> Variable:
     """The trace of the Hessian: the sum of the second derivatives by each
-    element of ``leaves`` (n + 1 passes, as for the Hessian)."""
+    element of ``leaves`` (n + 1 passes, as for the Hessian). A ``y`` of
+    several values (a sweep over points) has one Laplacian a point: the sum of
+    its second derivatives by each variable, as ``diff(diff(y, x), x)`` takes
+    them (those of the sum of y's elements, see ``pointwise_laplacian``)."""
+    if y.size != 1:
+        return pointwise_laplacian(y, leaves, create_graph)
     h = hessian(y, leaves, create_graph)
     if create_graph:
         total: Variable = get_item(h, (0, 0))
@@ -197,4 +202,27 @@ def laplacian(y: Variable, leaves: Sequence[Variable], create_graph: bool = Fals
     return Constant(h.data.trace())
 
 
-__all__ = ["MAX_VARIABLES", "hessian", "jacobian", "laplacian"]
+def pointwise_laplacian(y: Variable, leaves: Sequence[Variable],
+                        create_graph: bool = False) -> Variable:
+    """Σ d²y/dx² over ``leaves``, each by repeated backprop as a nested ``diff``
+    takes it: elementwise where y is elementwise in x (y = x^3 over a sweep of
+    x is 6x at each point), else those of the sum of y's elements. One budget
+    of nodes for all the variables."""
+    leaves = list(leaves)
+    _count(leaves, "a Laplacian")
+    left = BACKPROP_MAX_NODES
+    total: Variable | None = None
+    with using_config("enable_backprop", True):
+        for x in leaves:
+            d = nested_derivative(y, x, 2, left)
+            left -= graph_size(d, left)
+            if left < 0:
+                raise LimitError(f"a Laplacian: its second derivatives have grown past "
+                                 f"{BACKPROP_MAX_NODES:,} graph nodes in all; name fewer "
+                                 "variables or simplify the expression")
+            total = d if total is None else total + d
+    assert total is not None
+    return total if create_graph else Constant(total.data)
+
+
+__all__ = ["MAX_VARIABLES", "hessian", "jacobian", "laplacian", "pointwise_laplacian"]

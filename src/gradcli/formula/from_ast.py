@@ -18,7 +18,8 @@ from typing import Any
 from ..core.graph import Variable
 from ..errors import GradcliError, MathError
 from ..lang import ast
-from ..lang.matrices import MATRIX_FORMS
+from ..lang.matrices import MATRIX_FORMS, matrix_args, variable_names
+from ..lang.namespace import CONSTANTS
 from ..lang.resolve import CONSTANT, FUNCTION, VALUE, Definition, Resolver, located
 from .diff import SIZE_LIMIT, derivatives
 from .expr import Expr, Num, Sym, add, as_expr, from_float, mul, neg, power, typed
@@ -114,6 +115,8 @@ class _Builder(Resolver[Expr]):
             return self._diff(node)
         if node.func == "grad":
             raise scalar_error("grad(...) (one value per variable)")
+        if node.func == "laplacian":
+            return self._laplacian(node)
         if node.func in MATRIX_FORMS:
             raise located(MathError(
                 f"{node.func}(...) gives formulas as a whole statement only; inside an "
@@ -158,6 +161,30 @@ class _Builder(Resolver[Expr]):
         out = derivatives(body, by, order, self.limit)[-1] if order else body
         point = self.build(args.point) if around is None else around
         return out if point == Sym(by) else substitute(out, by, point)
+
+    def _laplacian(self, node: ast.Call) -> Expr:
+        """The sum of the second derivatives by each variable (lang.matrices'
+        rule for which), each bound as ``diff`` binds its own: taken where the
+        name has its value around the call."""
+        args = matrix_args(node, self.functions)
+        names = variable_names(args, self.functions, CONSTANTS)
+        if not names:
+            raise located(MathError("laplacian: the expression has no variable to "
+                                    "differentiate by"), node)
+        written = {n.id: n for n in args.names or ()}
+        around = {n: self._name(written.get(n) or ast.Name(n, node.line, node.column))
+                  for n in names}
+        fresh = {n: self._variable(n) for n in names}
+        with self.scope(dict(fresh)):
+            body = self.build(args.body)
+        total: Expr | None = None
+        for n in names:
+            term = derivatives(body, fresh[n].name, 2, self.limit)[-1]
+            total = term if total is None else add(total, term)
+        assert total is not None
+        for n in names:
+            total = substitute(total, fresh[n].name, around[n])
+        return total
 
     def _prime(self, node: ast.Prime) -> Expr:
         definition, entry = self.prime_target(node)

@@ -401,7 +401,8 @@ class Calculus:
         self.diff_depth += 1  # the body's diffs keep their graphs, as inside diff
         try:
             return matrix_value(self.ev, args, points, node,
-                                nested=self.diff_depth > 1 or self.keep_graph)
+                                nested=self.diff_depth > 1 or self.keep_graph,
+                                warn=self.ev.ctx.warn)
         finally:
             self.diff_depth -= 1
 

@@ -3,18 +3,21 @@ differentiate by several variables at once.
 
 ``hessian(expr)``, ``hessian(expr, [x, y])``, ``jacobian([f, g], [x, y])`` and
 ``laplacian(expr[, [x, y]])``. Without the list, the variables are those the
-expression reads, in order of first appearance. Both interpretations read the
+expression reads, in order of first appearance. A Laplacian is one value, an
+expression as any other (``diff`` of it, ``--order``, sweeps and curves: one
+a point); a Hessian or Jacobian is a matrix. Both interpretations read the
 arguments here: the value path (``matrix_value``: numbers at a point, or a
 graph inside a derivative) and the session's formulas.
 """
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping
+from collections.abc import Callable, Collection, Mapping
 from contextlib import AbstractContextManager
 from typing import Any, Protocol
 
 from ..core import hessian as engine
+from ..core.derivatives import mixed_warning, summed_warning
 from ..core.graph import Variable, using_config
 from ..errors import ArityError, GradcliError, MathError, UnknownNameError
 from ..record import Record
@@ -112,7 +115,7 @@ class Reader(Protocol):
 
 
 def matrix_value(reader: Reader, args: MatrixArgs, points: Mapping[str, Variable | None],
-                 node: Call, nested: bool) -> Variable:
+                 node: Call, nested: bool, warn: Callable[[str], None]) -> Variable:
     """The form's numbers at ``points`` (each name's point, as ``diff`` binds its
     variable; None where the name has no value): a Constant, or, ``nested``
     inside a derivative, a graph that differentiates again. The body is read
@@ -133,6 +136,11 @@ def matrix_value(reader: Reader, args: MatrixArgs, points: Mapping[str, Variable
     # a derivative needs the graph even where the caller evaluates without one
     with reader.scope(dict(zip(points, leaves))), using_config("enable_backprop", True):
         y = reader.eval(args.body)
+    if args.form == "laplacian" and y.size != 1:  # one a point: diff's rule, and its notes
+        for leaf in leaves:
+            message = summed_warning(y, leaf) or mixed_warning(y, leaf)
+            if message is not None:
+                warn(message)
     try:
         return _ENGINE[args.form](y, leaves, create_graph=nested)
     except GradcliError as err:
