@@ -266,3 +266,27 @@ def test_a_series_still_refuses_a_mix_of_an_arrays_elements() -> None:
     session.run("v = [1, 2]")
     (res,) = session.run("v*sum(v)", EvalOptions(series=2))
     assert res.error is not None and "mixes the elements of v" in res.error.message
+
+
+# --- a Laplacian is diff's second derivatives, summed, on every path -------------------
+
+
+def test_a_laplacian_at_a_removable_singularity_is_diffs() -> None:
+    # SymPy: the limit of d²/dx² sin(x)/x at 0 is -1/3
+    want = float(sympy.limit(sympy.diff(sympy.sin(X) / X, X, 2), X, 0))
+    for text, factor in (("laplacian(sin(x)/x)", 1), ("laplacian(sin(x)/x*y)", 2),
+                         ("f(t) = sin(t)/t; g(a) = laplacian(f(a)); g(0)", 1)):
+        res = value(text, "x = 0; y = 2")
+        assert float(res.value) == pytest.approx(factor * want, rel=1e-12), text
+    (res,) = Session().run("x = 0; diff(sin(x)/x, x, 2)")[-1:]
+    assert float(res.value) == pytest.approx(want, rel=1e-12)
+
+
+def test_the_core_laplacian_of_several_values_is_one_a_point() -> None:
+    from gradcli.core.graph import Variable
+    from gradcli.core.hessian import laplacian as core_laplacian
+
+    x = Variable(np.array([0.0, 0.5, 1.0]), name="x")
+    assert core_laplacian(x**3, [x]).data.tolist() == [0.0, 3.0, 6.0]
+    graph = core_laplacian(x**3, [x], create_graph=True)
+    assert graph.creator is not None and graph.data.tolist() == [0.0, 3.0, 6.0]

@@ -43,7 +43,9 @@ def _one(x: Variable) -> Variable:
     return Constant(get_array_module(x.data).ones((), dtype=x.data.dtype))
 
 
-def _count(leaves: list[Variable], what: str) -> int:
+def count_variables(leaves: Sequence[Variable], what: str) -> int:
+    """The elements of ``leaves``; an error where there are none, or more than
+    ``MAX_VARIABLES`` (each a backprop pass or a Taylor pass)."""
     n = sum(x.size for x in leaves)
     if not n:
         raise MathError(f"{what} needs at least one variable to differentiate by")
@@ -150,7 +152,7 @@ def hessian(y: Variable, leaves: Sequence[Variable], create_graph: bool = False)
         raise MathError(f"the Hessian needs an expression of one value; this one has shape "
                         f"{y.shape}: for a vector's derivatives take its jacobian")
     leaves = list(leaves)
-    n = _count(leaves, "a Hessian")
+    n = count_variables(leaves, "a Hessian")
     with using_config("enable_backprop", True):
         if y.creator is None:
             first = [_zero(x) for x in leaves for _ in range(x.size)]
@@ -176,7 +178,7 @@ def jacobian(y: Variable, leaves: Sequence[Variable], create_graph: bool = False
     """The Jacobian of ``y`` (its elements, flattened, are the rows) by the
     elements of ``leaves`` (the columns): one backprop pass a row."""
     leaves = list(leaves)
-    _count(leaves, "a Jacobian")
+    count_variables(leaves, "a Jacobian")
     _check_count(y.size, "a Jacobian")
     with using_config("enable_backprop", True):
         work = _Work(y.size, graph_size(y, MATRIX_MAX_NODES), "a Jacobian")
@@ -209,7 +211,7 @@ def pointwise_laplacian(y: Variable, leaves: Sequence[Variable],
     x is 6x at each point), else those of the sum of y's elements. One budget
     of nodes for all the variables."""
     leaves = list(leaves)
-    _count(leaves, "a Laplacian")
+    count_variables(leaves, "a Laplacian")
     left = BACKPROP_MAX_NODES
     total: Variable | None = None
     with using_config("enable_backprop", True):
@@ -225,4 +227,5 @@ def pointwise_laplacian(y: Variable, leaves: Sequence[Variable],
     return total if create_graph else Constant(total.data)
 
 
-__all__ = ["MAX_VARIABLES", "hessian", "jacobian", "laplacian", "pointwise_laplacian"]
+__all__ = ["MAX_VARIABLES", "count_variables", "hessian", "jacobian", "laplacian",
+           "pointwise_laplacian"]

@@ -18,11 +18,12 @@ from ..core import derivatives
 from ..core.backend import get_array_module
 from ..core.derivatives import graph_size, mixed_warning, nested_derivative, summed_warning
 from ..core.graph import Constant, Variable, using_config
+from ..core.hessian import count_variables
 from ..core.method import Derivatives, undefined_where_nan
 from ..core.ops import add
 from ..errors import GradcliError, LimitError, MathError, UnknownNameError
 from .ast import Call, Prime, free_names
-from .matrices import matrix_args, matrix_value, variable_names
+from .matrices import by_each_variable, matrix_args, matrix_body, matrix_of, variable_names
 from .namespace import CONSTANTS
 from .resolve import MAX_ORDER, SPECIAL_FORMS, located, position
 
@@ -400,11 +401,24 @@ class Calculus:
         points = {name: self.variable_point(name) for name in names}
         self.diff_depth += 1  # the body's diffs keep their graphs, as inside diff
         try:
-            return matrix_value(self.ev, args, points, node,
-                                nested=self.diff_depth > 1 or self.keep_graph,
-                                warn=self.ev.ctx.warn)
+            y, leaves = matrix_body(self.ev, args, points, node)
         finally:
             self.diff_depth -= 1
+        nested = self.diff_depth > 0 or self.keep_graph
+        if args.form == "laplacian" and by_each_variable(y, leaves):
+            # diff(y, x, 2) by each variable, on each path as diff takes it: at
+            # the top level Taylor mode's numbers, with its limits (sin(x)/x
+            # at 0); inside a derivative a graph; over a sweep one a point
+            try:
+                count_variables(leaves, "a Laplacian")
+                total = self.derivative(y, leaves[0], 2)
+                for leaf in leaves[1:]:
+                    d = self.derivative(y, leaf, 2)
+                    total = total + d if nested else Constant(total.data + d.data)
+            except GradcliError as err:
+                raise located(err, node) from None
+            return total
+        return matrix_of(args.form, y, leaves, node, nested)
 
 
 MAX_FILLED = 16

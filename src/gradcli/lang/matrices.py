@@ -12,12 +12,11 @@ graph inside a derivative) and the session's formulas.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Mapping
+from collections.abc import Collection, Mapping
 from contextlib import AbstractContextManager
 from typing import Any, Protocol
 
 from ..core import hessian as engine
-from ..core.derivatives import mixed_warning, summed_warning
 from ..core.graph import Variable, using_config
 from ..errors import ArityError, GradcliError, MathError, UnknownNameError
 from ..record import Record
@@ -114,13 +113,12 @@ class Reader(Protocol):
               is_function: bool = False) -> AbstractContextManager[None]: ...
 
 
-def matrix_value(reader: Reader, args: MatrixArgs, points: Mapping[str, Variable | None],
-                 node: Call, nested: bool, warn: Callable[[str], None]) -> Variable:
-    """The form's numbers at ``points`` (each name's point, as ``diff`` binds its
-    variable; None where the name has no value): a Constant, or, ``nested``
-    inside a derivative, a graph that differentiates again. The body is read
-    with each name bound to its point, so a parameter bound to a number, or a
-    name ``--wrt`` reads as a constant, is still differentiated by."""
+def matrix_body(reader: Reader, args: MatrixArgs, points: Mapping[str, Variable | None],
+                node: Call) -> tuple[Variable, list[Variable]]:
+    """(the body's value, the points): the body read with each name bound to
+    its point (as ``diff`` binds its variable; None where the name has no
+    value, an error), so a parameter bound to a number, or a name ``--wrt``
+    reads as a constant, is still differentiated by."""
     for name, point in points.items():
         if point is None:
             written = {n.id: n for n in args.names or ()}
@@ -136,13 +134,22 @@ def matrix_value(reader: Reader, args: MatrixArgs, points: Mapping[str, Variable
     # a derivative needs the graph even where the caller evaluates without one
     with reader.scope(dict(zip(points, leaves))), using_config("enable_backprop", True):
         y = reader.eval(args.body)
-    if args.form == "laplacian" and y.size != 1:  # one a point: diff's rule, and its notes
-        for leaf in leaves:
-            message = summed_warning(y, leaf) or mixed_warning(y, leaf)
-            if message is not None:
-                warn(message)
+    return y, leaves
+
+
+def by_each_variable(y: Variable, leaves: list[Variable]) -> bool:
+    """Whether a Laplacian of ``y`` is the sum of its second derivatives by each
+    of ``leaves`` as ``diff(y, x, 2)`` takes them: always but for a value of one
+    element by an array, whose Laplacian is the trace over its elements."""
+    return y.size != 1 or all(x.size == 1 for x in leaves)
+
+
+def matrix_of(form: str, y: Variable, leaves: list[Variable], node: Call,
+              nested: bool) -> Variable:
+    """The form's numbers (a Constant), or, ``nested`` inside a derivative, a
+    graph that differentiates again."""
     try:
-        return _ENGINE[args.form](y, leaves, create_graph=nested)
+        return _ENGINE[form](y, leaves, create_graph=nested)
     except GradcliError as err:
         raise _at(err, node) from None
 
@@ -151,6 +158,5 @@ _ENGINE = {"hessian": engine.hessian, "jacobian": engine.jacobian,
            "laplacian": engine.laplacian}
 
 
-__all__ = ["MATRIX_FORMS", "MatrixArgs", "Reader", "element_labels", "grad_of_grad",
-           "matrix_args",
-           "matrix_value", "variable_names"]
+__all__ = ["MATRIX_FORMS", "MatrixArgs", "Reader", "by_each_variable", "element_labels",
+           "grad_of_grad", "matrix_args", "matrix_body", "matrix_of", "variable_names"]
