@@ -6,8 +6,8 @@ differentiate by several variables at once.
 expression reads, in order of first appearance. A Laplacian is one value, an
 expression as any other (``diff`` of it, ``--order``, sweeps and curves: one
 a point); a Hessian or Jacobian is a matrix. Both interpretations read the
-arguments here: the value path (``matrix_value``: numbers at a point, or a
-graph inside a derivative) and the session's formulas.
+arguments here: the value path (``matrix_body`` and ``matrix_of``: numbers at
+a point, or a graph inside a derivative) and the formulas.
 """
 
 from __future__ import annotations
@@ -105,7 +105,7 @@ def grad_of_grad(node: Any) -> Call | None:
 
 
 class Reader(Protocol):
-    """What ``matrix_value`` needs of the evaluator."""
+    """What ``matrix_body`` needs of the evaluator."""
 
     def eval(self, node: Any) -> Variable: ...
 
