@@ -345,9 +345,17 @@ def test_errors_are_clear_and_positioned(text: str, message: str) -> None:
 
 
 def test_a_matrix_form_inside_a_formula_says_how_to_get_numbers() -> None:
-    (res,) = Session().run("diff(laplacian(x^2*y), x)")
+    (res,) = Session().run("diff(hessian(x^2*y), x)")
     assert "as a whole statement only" in res.error.message
     assert (res.error.line, res.error.column) == (1, 6)
+
+
+def test_a_laplacian_inside_a_formula_is_its_formula() -> None:
+    # one value, as diff's: d/dx (2*y + 12*x^2) = 24*x (it was refused as a matrix's)
+    (res,) = Session().run("diff(laplacian(x^2*y + x^4), x)")
+    from gradcli.formula import plain
+
+    assert res.error is None and plain(res.formulas[0]) == "24*x"
 
 
 def test_too_many_variables_is_refused_fast() -> None:

@@ -21,7 +21,7 @@ from ..errors import LimitError, MathError
 from ..limits import BACKPROP_MAX_NODES, MATRIX_MAX_NODES
 from ..limits import MATRIX_MAX_VARIABLES as MAX_VARIABLES
 from .backend import get_array_module
-from .derivatives import grad, graph_size
+from .derivatives import grad, graph_size, nested_derivative
 from .graph import Constant, Variable, using_config
 from .shapes import get_item, reshape
 from .stack import stack
@@ -43,7 +43,9 @@ def _one(x: Variable) -> Variable:
     return Constant(get_array_module(x.data).ones((), dtype=x.data.dtype))
 
 
-def _count(leaves: list[Variable], what: str) -> int:
+def count_variables(leaves: Sequence[Variable], what: str) -> int:
+    """The elements of ``leaves``; an error where there are none, or more than
+    ``MAX_VARIABLES`` (each a backprop pass or a Taylor pass)."""
     n = sum(x.size for x in leaves)
     if not n:
         raise MathError(f"{what} needs at least one variable to differentiate by")
@@ -150,7 +152,7 @@ def hessian(y: Variable, leaves: Sequence[Variable], create_graph: bool = False)
         raise MathError(f"the Hessian needs an expression of one value; this one has shape "
                         f"{y.shape}: for a vector's derivatives take its jacobian")
     leaves = list(leaves)
-    n = _count(leaves, "a Hessian")
+    n = count_variables(leaves, "a Hessian")
     with using_config("enable_backprop", True):
         if y.creator is None:
             first = [_zero(x) for x in leaves for _ in range(x.size)]
@@ -176,7 +178,7 @@ def jacobian(y: Variable, leaves: Sequence[Variable], create_graph: bool = False
     """The Jacobian of ``y`` (its elements, flattened, are the rows) by the
     elements of ``leaves`` (the columns): one backprop pass a row."""
     leaves = list(leaves)
-    _count(leaves, "a Jacobian")
+    count_variables(leaves, "a Jacobian")
     _check_count(y.size, "a Jacobian")
     with using_config("enable_backprop", True):
         work = _Work(y.size, graph_size(y, MATRIX_MAX_NODES), "a Jacobian")
@@ -187,7 +189,12 @@ def jacobian(y: Variable, leaves: Sequence[Variable], create_graph: bool = False
 
 def laplacian(y: Variable, leaves: Sequence[Variable], create_graph: bool = False) -> Variable:
     """The trace of the Hessian: the sum of the second derivatives by each
-    element of ``leaves`` (n + 1 passes, as for the Hessian)."""
+    element of ``leaves`` (n + 1 passes, as for the Hessian). A ``y`` of
+    several values (a sweep over points) has one Laplacian a point: the sum of
+    its second derivatives by each variable, as ``diff(diff(y, x), x)`` takes
+    them (those of the sum of y's elements, see ``pointwise_laplacian``)."""
+    if y.size != 1:
+        return pointwise_laplacian(y, leaves, create_graph)
     h = hessian(y, leaves, create_graph)
     if create_graph:
         total: Variable = get_item(h, (0, 0))
@@ -197,4 +204,28 @@ def laplacian(y: Variable, leaves: Sequence[Variable], create_graph: bool = Fals
     return Constant(h.data.trace())
 
 
-__all__ = ["MAX_VARIABLES", "hessian", "jacobian", "laplacian"]
+def pointwise_laplacian(y: Variable, leaves: Sequence[Variable],
+                        create_graph: bool = False) -> Variable:
+    """Σ d²y/dx² over ``leaves``, each by repeated backprop as a nested ``diff``
+    takes it: elementwise where y is elementwise in x (y = x^3 over a sweep of
+    x is 6x at each point), else those of the sum of y's elements. One budget
+    of nodes for all the variables."""
+    leaves = list(leaves)
+    count_variables(leaves, "a Laplacian")
+    left = BACKPROP_MAX_NODES
+    total: Variable | None = None
+    with using_config("enable_backprop", True):
+        for x in leaves:
+            d = nested_derivative(y, x, 2, left)
+            left -= graph_size(d, left)
+            if left < 0:
+                raise LimitError(f"a Laplacian: its second derivatives have grown past "
+                                 f"{BACKPROP_MAX_NODES:,} graph nodes in all; name fewer "
+                                 "variables or simplify the expression")
+            total = d if total is None else total + d
+    assert total is not None
+    return total if create_graph else Constant(total.data)
+
+
+__all__ = ["MAX_VARIABLES", "count_variables", "hessian", "jacobian", "laplacian",
+           "pointwise_laplacian"]

@@ -49,6 +49,8 @@ def mixes_elements(y: Variable, x: Variable) -> bool:
     A one-element x pairs with every element of y: an array made from a scalar
     x by elementwise operations (``x*[1, 2, 3]``) mixes nothing.
     """
+    if x.size <= 1:  # one element is every element's own: nothing to mix
+        return False
     depends: dict[int, bool] = {}
     order = _reaching(y, x, depends)
     if not depends.get(id(y), False):

@@ -6,7 +6,8 @@ with their arguments, and ``diff(expr, x, n)`` or ``f'(a)`` inside an
 expression become the derivative's formula. Built-ins are called through the
 registry's own wrappers, which return formulas when given formulas. Arrays,
 indexing and the non-elementwise built-ins are refused: formulas cover scalar
-expressions.
+expressions. A list of scalars in brackets is read where its result is one:
+``sum``, ``mean``, ``max`` and ``min`` of it, and an item by a whole number.
 """
 
 from __future__ import annotations
@@ -18,13 +19,16 @@ from typing import Any
 from ..core.graph import Variable
 from ..errors import GradcliError, MathError
 from ..lang import ast
-from ..lang.matrices import MATRIX_FORMS
+from ..lang.matrices import MATRIX_FORMS, matrix_args, variable_names
+from ..lang.namespace import CONSTANTS
 from ..lang.resolve import CONSTANT, FUNCTION, VALUE, Definition, Resolver, located
 from .diff import SIZE_LIMIT, derivatives
 from .expr import Expr, Num, Sym, add, as_expr, from_float, mul, neg, power, typed
 from .rewrite import free_names, substitute
 
 _CONSTANTS = ("pi", "e")
+_REDUCTIONS = ("sum", "mean", "max", "min")
+"""The reductions whose formula exists over a list of scalars in brackets."""
 
 
 def scalar_error(what: str) -> MathError:
@@ -114,6 +118,8 @@ class _Builder(Resolver[Expr]):
             return self._diff(node)
         if node.func == "grad":
             raise scalar_error("grad(...) (one value per variable)")
+        if node.func == "laplacian":
+            return self._laplacian(node)
         if node.func in MATRIX_FORMS:
             raise located(MathError(
                 f"{node.func}(...) gives formulas as a whole statement only; inside an "
@@ -121,6 +127,9 @@ class _Builder(Resolver[Expr]):
         if node.func == "roots":
             raise scalar_error("roots(...) (numbers, as many as it finds)")
         callee = self.callee(node)
+        if node.func in _REDUCTIONS and len(node.args) == 1 \
+                and isinstance(node.args[0], ast.Array):
+            return self._reduce(node.func, node.args[0], callee)
         if isinstance(callee, Definition):
             return self.call_defined(callee, [self.build(a) for a in node.args], node)
         several = callee.kind == "several" or (node.func in ("max", "min") and len(node.args) > 1)
@@ -128,6 +137,41 @@ class _Builder(Resolver[Expr]):
             raise scalar_error(f"{node.func}(...)")
         # log(x, b), max(x, 2): the entry writes what formulas can, or refuses
         return as_expr(callee.call(*[self.build(a) for a in node.args]))
+
+    def _items(self, node: ast.Array) -> list[Expr]:
+        """The formulas of a list of scalars written in brackets (no nested
+        brackets: a matrix is no scalar)."""
+        if not node.items or any(isinstance(i, ast.Array) for i in node.items):
+            raise scalar_error("an array")
+        return [self.build(i) for i in node.items]
+
+    def _reduce(self, func: str, node: ast.Array, callee: Any) -> Expr:
+        """sum, mean, max or min of a list of scalars: one scalar, whose formula
+        is the items' (sum([x, x^2]) is x + x^2)."""
+        items = self._items(node)
+        if func in ("max", "min"):
+            return items[0] if len(items) == 1 else as_expr(callee.call(*items))
+        total = items[0]
+        for item in items[1:]:
+            total = add(total, item)
+        return total if func == "sum" else mul(total, Num(Fraction(1, len(items))))
+
+    def _index(self, node: ast.Index) -> Expr:
+        """An item of a list of scalars written in brackets, by a whole number
+        (``[x, x^2][1]``); any other indexing reads an array."""
+        if not (isinstance(node.target, ast.Array) and len(node.indices) == 1
+                and not isinstance(node.indices[0], ast.Slice)):
+            raise scalar_error("an index")
+        items = self._items(node.target)
+        k = self.build(node.indices[0])
+        if not isinstance(k, Num) or k.value.denominator != 1:
+            raise located(MathError("an index must be a whole number"), node.indices[0])
+        if not -len(items) <= k.value < len(items):
+            from ..core.shapes import index_error
+
+            raise located(MathError(index_error(int(k.value), (len(items),))),
+                          node.indices[0])
+        return items[int(k.value)]
 
     def _by(self, body: Expr, var: Sym, name: str) -> tuple[Expr, str]:
         """``body``, built with ``var`` standing for ``name``, and the name to
@@ -158,6 +202,30 @@ class _Builder(Resolver[Expr]):
         out = derivatives(body, by, order, self.limit)[-1] if order else body
         point = self.build(args.point) if around is None else around
         return out if point == Sym(by) else substitute(out, by, point)
+
+    def _laplacian(self, node: ast.Call) -> Expr:
+        """The sum of the second derivatives by each variable (lang.matrices'
+        rule for which), each bound as ``diff`` binds its own: taken where the
+        name has its value around the call."""
+        args = matrix_args(node, self.functions)
+        names = variable_names(args, self.functions, CONSTANTS)
+        if not names:
+            raise located(MathError("laplacian: the expression has no variable to "
+                                    "differentiate by"), node)
+        written = {n.id: n for n in args.names or ()}
+        around = {n: self._name(written.get(n) or ast.Name(n, node.line, node.column))
+                  for n in names}
+        fresh = {n: self._variable(n) for n in names}
+        with self.scope(dict(fresh)):
+            body = self.build(args.body)
+        total: Expr | None = None
+        for n in names:
+            term = derivatives(body, fresh[n].name, 2, self.limit)[-1]
+            total = term if total is None else add(total, term)
+        assert total is not None
+        for n in names:
+            total = substitute(total, fresh[n].name, around[n])
+        return total
 
     def _prime(self, node: ast.Prime) -> Expr:
         definition, entry = self.prime_target(node)

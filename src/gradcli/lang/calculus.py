@@ -18,11 +18,12 @@ from ..core import derivatives
 from ..core.backend import get_array_module
 from ..core.derivatives import graph_size, mixed_warning, nested_derivative, summed_warning
 from ..core.graph import Constant, Variable, using_config
+from ..core.hessian import count_variables
 from ..core.method import Derivatives, undefined_where_nan
 from ..core.ops import add
 from ..errors import GradcliError, LimitError, MathError, UnknownNameError
 from .ast import Call, Prime, free_names
-from .matrices import matrix_args, matrix_value, variable_names
+from .matrices import by_each_variable, matrix_args, matrix_body, matrix_of, variable_names
 from .namespace import CONSTANTS
 from .resolve import MAX_ORDER, SPECIAL_FORMS, located, position
 
@@ -86,19 +87,30 @@ class Calculus:
         if args.point is not None:
             point = self._point(ev.eval(args.point), var.id)
         else:
-            found = ev.leaf(var.id)
+            found = self.variable_point(var.id)
             if found is None:
                 raise UnknownNameError(
                     f"'{var.id}' has no value; give the point: "
                     f"diff(expr, {var.id}, n, a)"
                 ).at(*position(var))
-            # a parameter is a node apart from the argument it is bound to, or
-            # whatever else reads that argument would move with it (g(t) =
-            # diff(t*x, t) makes g(x) x; k(t, s) = diff(t*s, t) makes k(t, t) t)
-            bound = ev.binding(var.id)
-            point = self._point(found, var.id, own=bound is None or not bound[1])
+            point = found
         self._value_not_formula(args.body, var.id)
         return self.differentiate(args.body, var.id, point, order, node)
+
+    def variable_point(self, name: str) -> Variable | None:
+        """The point a derivative by ``name`` is taken at, where ``name`` has a
+        value here (None where it has none): a leaf of its own wherever the
+        value is a constant (a parameter bound to a number, a name --wrt reads
+        as one), so the derivative by it is not 0. ``diff`` and the matrix
+        forms both bind their variables so."""
+        found = self.ev.leaf(name)
+        if found is None:
+            return None
+        # a parameter is a node apart from the argument it is bound to, or
+        # whatever else reads that argument would move with it (g(t) =
+        # diff(t*x, t) makes g(x) x; k(t, s) = diff(t*s, t) makes k(t, t) t)
+        bound = self.ev.binding(name)
+        return self._point(found, name, own=bound is None or not bound[1])
 
     def _value_not_formula(self, body: Any, var: str) -> None:
         """A note for diff(y, x) where y was assigned from x (y = x^2): y holds
@@ -386,8 +398,27 @@ class Calculus:
         functions = self.ev.functions
         args = matrix_args(node, functions)
         names = variable_names(args, functions, CONSTANTS)
-        return matrix_value(self.ev, args, names, node,
-                            nested=self.diff_depth > 0 or self.keep_graph)
+        points = {name: self.variable_point(name) for name in names}
+        self.diff_depth += 1  # the body's diffs keep their graphs, as inside diff
+        try:
+            y, leaves = matrix_body(self.ev, args, points, node)
+        finally:
+            self.diff_depth -= 1
+        nested = self.diff_depth > 0 or self.keep_graph
+        if args.form == "laplacian" and by_each_variable(y, leaves):
+            # diff(y, x, 2) by each variable, on each path as diff takes it: at
+            # the top level Taylor mode's numbers, with its limits (sin(x)/x
+            # at 0); inside a derivative a graph; over a sweep one a point
+            try:
+                count_variables(leaves, "a Laplacian")
+                total = self.derivative(y, leaves[0], 2)
+                for leaf in leaves[1:]:
+                    d = self.derivative(y, leaf, 2)
+                    total = total + d if nested else Constant(total.data + d.data)
+            except GradcliError as err:
+                raise located(err, node) from None
+            return total
+        return matrix_of(args.form, y, leaves, node, nested)
 
 
 MAX_FILLED = 16

@@ -3,14 +3,17 @@ differentiate by several variables at once.
 
 ``hessian(expr)``, ``hessian(expr, [x, y])``, ``jacobian([f, g], [x, y])`` and
 ``laplacian(expr[, [x, y]])``. Without the list, the variables are those the
-expression reads, in order of first appearance. Both interpretations read the
-arguments here: the value path (``matrix_value``: numbers at a point, or a
-graph inside a derivative) and the session's formulas.
+expression reads, in order of first appearance. A Laplacian is one value, an
+expression as any other (``diff`` of it, ``--order``, sweeps and curves: one
+a point); a Hessian or Jacobian is a matrix. Both interpretations read the
+arguments here: the value path (``matrix_body`` and ``matrix_of``: numbers at
+a point, or a graph inside a derivative) and the formulas.
 """
 
 from __future__ import annotations
 
 from collections.abc import Collection, Mapping
+from contextlib import AbstractContextManager
 from typing import Any, Protocol
 
 from ..core import hessian as engine
@@ -102,36 +105,51 @@ def grad_of_grad(node: Any) -> Call | None:
 
 
 class Reader(Protocol):
-    """What ``matrix_value`` needs of the evaluator."""
+    """What ``matrix_body`` needs of the evaluator."""
 
     def eval(self, node: Any) -> Variable: ...
 
-    def leaf(self, name: str) -> Variable | None: ...
+    def scope(self, names: dict[str, Variable],
+              is_function: bool = False) -> AbstractContextManager[None]: ...
 
 
-def matrix_value(reader: Reader, args: MatrixArgs, names: list[str], node: Call,
-                 nested: bool) -> Variable:
-    """The form's numbers at the point the names are bound to (a Constant), or,
-    ``nested`` inside a derivative, a graph that differentiates again."""
-    leaves = []
-    for name in names:
-        leaf = reader.leaf(name)
-        if leaf is None:
+def matrix_body(reader: Reader, args: MatrixArgs, points: Mapping[str, Variable | None],
+                node: Call) -> tuple[Variable, list[Variable]]:
+    """(the body's value, the points): the body read with each name bound to
+    its point (as ``diff`` binds its variable; None where the name has no
+    value, an error), so a parameter bound to a number, or a name ``--wrt``
+    reads as a constant, is still differentiated by."""
+    for name, point in points.items():
+        if point is None:
             written = {n.id: n for n in args.names or ()}
             if name not in written:
                 reader.eval(args.body)  # says which name, where the body uses it
             raise _at(UnknownNameError(
                 f"'{name}' has no value: {args.form} gives numbers where every variable has "
                 "a value, formulas where none has"), written.get(name, node))
-        leaves.append(leaf)
-    if not names:
+    if not points:
         raise _at(MathError(f"{args.form}: the expression has no variable to differentiate "
                             "by"), node)
+    leaves: list[Variable] = list(points.values())  # type: ignore[arg-type]
     # a derivative needs the graph even where the caller evaluates without one
-    with using_config("enable_backprop", True):
+    with reader.scope(dict(zip(points, leaves))), using_config("enable_backprop", True):
         y = reader.eval(args.body)
+    return y, leaves
+
+
+def by_each_variable(y: Variable, leaves: list[Variable]) -> bool:
+    """Whether a Laplacian of ``y`` is the sum of its second derivatives by each
+    of ``leaves`` as ``diff(y, x, 2)`` takes them: always but for a value of one
+    element by an array, whose Laplacian is the trace over its elements."""
+    return y.size != 1 or all(x.size == 1 for x in leaves)
+
+
+def matrix_of(form: str, y: Variable, leaves: list[Variable], node: Call,
+              nested: bool) -> Variable:
+    """The form's numbers (a Constant), or, ``nested`` inside a derivative, a
+    graph that differentiates again."""
     try:
-        return _ENGINE[args.form](y, leaves, create_graph=nested)
+        return _ENGINE[form](y, leaves, create_graph=nested)
     except GradcliError as err:
         raise _at(err, node) from None
 
@@ -140,6 +158,5 @@ _ENGINE = {"hessian": engine.hessian, "jacobian": engine.jacobian,
            "laplacian": engine.laplacian}
 
 
-__all__ = ["MATRIX_FORMS", "MatrixArgs", "Reader", "element_labels", "grad_of_grad",
-           "matrix_args",
-           "matrix_value", "variable_names"]
+__all__ = ["MATRIX_FORMS", "MatrixArgs", "Reader", "by_each_variable", "element_labels",
+           "grad_of_grad", "matrix_args", "matrix_body", "matrix_of", "variable_names"]

@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from ..results import Result
     from .context import Context as Session
 
-_DIFFERENTIATING = ("diff", "grad")
+_DIFFERENTIATING = ("diff", "grad", "laplacian")
 
 
 def unbound(session: Session, node: Any) -> list[str]:
@@ -38,7 +38,7 @@ def unbound(session: Session, node: Any) -> list[str]:
 
 
 def differentiates(node: Any) -> bool:
-    """Whether ``node`` has a diff(...), grad(...) or f'(...) in it."""
+    """Whether ``node`` has a diff(...), grad(...), laplacian(...) or f'(...) in it."""
     return any(isinstance(n, ast.Prime) or (isinstance(n, ast.Call) and n.func in
                                              _DIFFERENTIATING) for n in ast.walk(node))
 

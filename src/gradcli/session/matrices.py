@@ -4,8 +4,8 @@ Where every variable differentiated by has a value the answer is numbers (the
 value path, ``lang.matrices``); where none has, formulas from
 ``gradcli.formula``, each mixed partial derived once and mirrored. A Hessian
 or Jacobian is a Result of kind "matrix" whose ``matrix`` names its rows and
-columns; a laplacian of numbers is an ordinary value (its statement goes on as
-any expression's), of formulas an ordinary formula.
+columns; a laplacian is one value, so its statement is an ordinary expression's
+(numbers, or a formula where a variable has no value, as diff's).
 """
 
 from __future__ import annotations
@@ -35,7 +35,10 @@ def is_matrix_form(node: Any) -> bool:
 def matrix_statement(session: Session, node: ast.Call, options: EvalOptions,
                      res: Result) -> bool:
     """Fill ``res`` for a matrix form written as a whole statement; False where
-    the statement is an ordinary value (a laplacian of numbers)."""
+    the statement is an ordinary expression (a laplacian: one value, numbers or
+    a formula, which --order, --series and --check apply to as to any)."""
+    if node.func == "laplacian":
+        return False
     args = matrix_args(node, session.functions)
     names = variable_names(args, session.functions, CONSTANTS)
     free = set(unbound(session, args.body)) | {
@@ -48,8 +51,6 @@ def matrix_statement(session: Session, node: ast.Call, options: EvalOptions,
             f"{node.func}: '{missing[0]}' has no value and '{has}' has one; give every "
             "variable a value for numbers, or none for formulas").at(node.line or None,
                                                                     node.column or None)
-    if not formulas and args.form == "laplacian":
-        return False
     _not_applied(session, node.func, options)
     if formulas:
         _formulas(session, args, names, res)
@@ -79,7 +80,7 @@ def _components(session: Session, args: MatrixArgs, count: int) -> list[str]:
 
 
 def _formulas(session: Session, args: MatrixArgs, names: list[str], res: Result) -> None:
-    from ..formula import diff, plain, tidy
+    from ..formula import diff, plain
 
     session.values.pop("ans", None)
     session.no_ans = "the last result is a formula"
@@ -95,13 +96,6 @@ def _formulas(session: Session, args: MatrixArgs, names: list[str], res: Result)
         return
     f = formula_of(session, args.body)
     first = [diff(f, n) for n in names]
-    if args.form == "laplacian":
-        terms = [diff(g, n) for g, n in zip(first, names)]
-        total = terms[0]
-        for t in terms[1:]:
-            total = total + t
-        res.kind, res.formulas = "formula", [tidy(total)]
-        return
     upper = {(i, j): diff(first[i], names[j])
              for i in range(len(names)) for j in range(i, len(names))}
     matrix = tuple(tuple(upper[min(i, j), max(i, j)] for j in range(len(names)))
