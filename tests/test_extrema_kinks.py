@@ -112,6 +112,7 @@ def test_abs_of_sin_has_kinks_at_its_zeros():
     ("1/abs(x)", "x=-1:2"),
     ("1 - log(abs(3*x - 1))", "x=-1:1"),  # a log singularity: f grows without bound
     ("1 - log(abs(x))", "x=-1:1"),
+    ("1 - log(abs(x))", "x=-1:2"),     # off the grid: f' overflows before 0
     ("abs(x) + floor(x)", "x=-1:2"),   # f jumps from -1 to 0 at 0: no minimum is attained
 ])
 def test_no_extremum_where_f_keeps_rising_or_is_not_continuous(expr, over):
@@ -172,3 +173,12 @@ def test_the_repl_and_curve_marks():
     assert [(m.kind, m.x) for m in marks] == [("end", -1.0), ("min", 0.0), ("end", 1.0)]
     fig = figure(session.curve([item], "x", -1, 1), marks)
     assert [t.get_text() for t in fig.axes[0].get_legend().get_texts()] == ["f", "min", "end"]
+
+
+def test_two_kinks_in_one_cell_are_missed_as_documented_and_found_on_a_narrower_interval():
+    notch = "x - 3*clip(x - 0.3, 0, 1e-6)"  # f' is 1, then -2 for 1e-6, then 1 again
+    assert inner(points(notch, "x=-1:2")) == []
+    got = inner(points(notch, "x=0.2999:0.3002"))
+    assert [p[0] for p in got] == ["max", "min"]
+    assert abs(got[0][1] - 0.3) <= 2 * ULP and abs(got[1][1] - 0.300001) <= 2 * ULP
+    assert abs(got[0][2] - 0.3) <= 2 * ULP and abs(got[1][2] - 0.299998) <= 4 * ULP

@@ -26,6 +26,11 @@ How it decides it has found every root (``analyse``):
    is a root of even multiplicity (x^2 at 0), found without a sign change.
    The multiplicity counts the derivatives that vanish at the same point: a
    root of f that is also a root of f' and f'' (x^3 at 0) has multiplicity 3.
+6. A sign change of f^(k) (k >= 1) with no root, the brackets step 4 drops and
+   one undefined grid point between opposite signs (sqrt(x^2)' at 0), is a
+   ``Jump``: bisected on the sign of f^(k) to two neighbouring floats (or the
+   float where f^(k) is 0 or undefined). It cuts the grid for f^(k-1) as a
+   root of f^(k) does: f^(k-1) is monotone between them too.
 
 Where it can miss a root: two roots of f^(depth) closer than the grid with no
 sign change of f^(depth) between grid points, and so no cut that separates
@@ -33,11 +38,18 @@ them; with depth 3 that takes four roots of f (or poles) within one grid cell.
 A zero of f^(k) that is flat on a run of grid points (f''' of a quadratic) is
 no root: f^(k) vanishes on an interval there.
 
-Extrema (``extrema``): a root of f' of odd multiplicity inside (a, b) is a
-minimum or maximum (by the sign of the first derivative that does not vanish),
-one of even multiplicity is not (x^3 at 0); a root of f'' of odd multiplicity
-is an inflection point. An end of the interval is listed with kind ``end``
-where f takes its smallest or largest value on the interval there.
+Extrema (``extrema``): a critical point inside (a, b), a root of f' or a jump
+of f' (a kink of f: abs(x) at 0, where f' does not exist), is a minimum where
+f' goes from negative to positive and a maximum where it goes from positive
+to negative, read halfway to the next root or jump of f' on each side (at most
+half a grid cell); where f' keeps its sign it is neither (x^3 at 0, abs(x) +
+2*x at 0). Where a side's f' is 0 or undefined, a root of f' of odd
+multiplicity is classified by the sign of the first derivative that does not
+vanish. A kink is listed only where f is continuous (``_continuous``): not
+where f jumps (abs(x) + floor(x) at 0) or has a pole (1/x^2). A root of f'' of
+odd multiplicity, or a jump of f'' where f is continuous (x*abs(x) at 0), is
+an inflection point. An end of the interval is listed with kind ``end`` where
+f takes its smallest or largest value on the interval there.
 """
 
 from __future__ import annotations
@@ -432,11 +444,12 @@ def _sides(derivatives: Derivatives, xs: np.ndarray, breaks: np.ndarray,
 
 
 SETTLE = 0.5
-"""f is continuous at a kink when, going towards it, f's steps over 1,
-sqrt(K) and K floats (K: half a grid cell) shrink: the middle step at most
-this times the outer one, the step into the point at most the middle one.
-A jump of f keeps a last step as large as the jump; a pole or a log keeps
-steps that grow or stay as they are."""
+"""f is continuous at a kink when, going towards it, f's steps from half a
+grid cell away to the geometric mean of that and one float's distance, and
+from there to the next float, shrink: the middle step at most this times the
+outer one, the step into the point at most the middle one. A jump of f keeps a
+last step as large as the jump; a pole or a log singularity keeps steps that
+grow or stay as large (log: equal steps over equal ratios of distance)."""
 
 
 def _continuous(derivatives: Derivatives, xs: np.ndarray, a: float, b: float, h: float,
@@ -446,13 +459,12 @@ def _continuous(derivatives: Derivatives, xs: np.ndarray, a: float, b: float, h:
     k0 = _key(xs)
     rows = [xs]
     for end in (np.maximum(xs - h, a), np.minimum(xs + h, b)):
-        kend = _key(end)
-        far = np.abs(kend.astype(np.float64) - k0.astype(np.float64))
-        step = np.sign(kend - k0).astype(np.int64)
-        mid = np.maximum(np.floor(np.sqrt(far)), 1).astype(np.int64)
-        near = np.where(far >= 1, k0 + step, k0)
-        middle = np.where(far >= 4, k0 + step * mid, near)
-        rows += [_unkey(near), _unkey(middle), end]
+        far = end - xs
+        near = _unkey(np.where(far != 0, k0 + np.sign(far).astype(np.int64), k0))
+        # the geometric mean of the distances to the near and the far point
+        # (square roots first: the product of a denormal spacing underflows)
+        middle = xs + np.sign(far) * np.sqrt(np.abs(near - xs)) * np.sqrt(np.abs(far))
+        rows += [near, middle, end]
     f = _orders(derivatives, np.concatenate(rows), 0)[0].reshape(len(rows), xs.size)
     ok = np.all(np.isfinite(f), axis=0)
     # as in _refine, far above the values half a cell away is a pole
