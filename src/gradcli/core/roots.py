@@ -349,21 +349,19 @@ def points_of(derivatives: Derivatives, found: Analysis) -> list[Point]:
     top = max([r.multiplicity for r in stationary], default=0) + 1
     ds = _orders(derivatives, xs_stat, top)
     sides = _sides(derivatives, xs_stat, breaks, h)
-    suspect = []
+    check = []  # classified otherwise than by the derivative test: a kink, f continuous?
     for i, r in enumerate(stationary):
         # the sign of f' either side decides, as the calculus texts do, also
         # where f' does not exist; the first derivative that does not vanish
         # where the sides say nothing
-        by_test = None
-        if r.multiplicity % 2:
-            by_test = "min" if ds[r.multiplicity + 1][i] > 0 else "max"
-            if not np.isfinite(ds[r.multiplicity + 1][i]) or ds[r.multiplicity + 1][i] == 0:
-                by_test = None
+        first = ds[r.multiplicity + 1][i]
+        by_test = (("min" if first > 0 else "max") if r.multiplicity % 2 and np.isfinite(first)
+                   and first else None)
         by_sides = _kind(*sides[i])
         kind = by_sides if by_sides is not False else by_test
         kinds.append(kind)
-        suspect.append(kind is not None and kind != by_test)
-    cand = [(kind, r.x, r.x, s) for kind, r, s in zip(kinds, stationary, suspect) if kind]
+        check.append(kind is not None and kind != by_test)
+    cand = [(kind, r.x, r.x, c) for kind, r, c in zip(kinds, stationary, check) if kind]
     cand += [(_kind(j.before, j.after), j.lo, j.hi, True) for j in kinks]
     cand = [c for c in cand if c[0]]
     # at a jump the point of the two floats where f is more extreme
@@ -391,7 +389,8 @@ def points_of(derivatives: Derivatives, found: Analysis) -> list[Point]:
         ok_b[len(bends):] &= _continuous(derivatives, bend_x[len(bends):], a, b, h, scale)
     points += [Point("inflection", float(x), float(v)) for x, v, k in zip(bend_x, fb, ok_b) if k]
     ends = _orders(derivatives, np.array([a, b]), 0)[0]
-    finite = np.concatenate([finite_grid, [p.value for p in points], ends[np.isfinite(ends)]])
+    inside = np.concatenate([ds[0], fb, [p.value for p in points], ends])
+    finite = np.concatenate([finite_grid, inside[np.isfinite(inside)]])
     if finite.size:
         lowest, highest = finite.min(), finite.max()
         for x, v in ((a, ends[0]), (b, ends[1])):
