@@ -17,7 +17,8 @@ __all__ = ["KINDS", "Extrema", "Extremum"]
 
 KINDS = ("min", "max", "inflection", "end")
 """What a point of ``Extrema`` is: a local minimum or maximum inside the
-interval, an inflection point, or an end of the interval where f takes its
+interval (where f' changes sign: at a root of f', or at a kink, where f' does
+not exist), an inflection point, or an end of the interval where f takes its
 smallest or largest value there."""
 
 
