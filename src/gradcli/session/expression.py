@@ -156,7 +156,7 @@ def evaluate_expression(session: Session, node: Any, options: EvalOptions, res: 
         if gradient_check:
             from .checking import check_gradient
 
-            res.check = check_gradient(session, node, leaves, res.gradient)
+            res.check = check_gradient(session, node, leaves, res.gradient, y)
     if options.formula:
         add_formulas(session, node, options, res)
     # last: --check evaluates the expression again, and its ans is the one before
