@@ -4,16 +4,16 @@ Backprop through ``sin(x)/x`` at 0 meets 0/0 at every order, though the node
 has a limit and derivatives there (Taylor mode's). A node made to stand for
 its rows ``[v, v', v'', ...]`` by x (``KnownRows``) is differentiated by
 reading them, to any order, so that repeated backprop through a reduction of
-it (sum(sin(x)/x)) or through a nested derivative of it gives the limits too.
+it (sum(sin(x)/x): ``derivatives.higher_derivatives_through``) or through a
+nested derivative of it gives the limits too.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from typing import Any
 
 from .backend import get_array_module
-from .derivatives import higher_derivatives
 from .graph import Constant, Function, Variable, attach
 
 
@@ -47,23 +47,6 @@ class KnownRows(Function):
         return gy * Constant(xp.full_like(x.data, xp.nan))
 
 
-def higher_derivatives_through(y: Variable, x: Variable, order: int,
-                               known: Sequence[tuple[Variable, list[Any]]],
-                               max_nodes: int | None = None) -> list[Variable]:
-    """``higher_derivatives`` of y by x with each node of ``known`` standing for
-    its rows (``KnownRows``: its derivatives by x to ``order``, taken another way)
-    instead of the operations that made it, which backprop would go through.
-    The graph is as it was after."""
-    saved = [(v, v.creator, v.generation) for v, _ in known]
-    try:
-        for v, rows in known:
-            stand_in(v, x, KnownRows(list(rows)))
-        return higher_derivatives(y, x, order, max_nodes)
-    finally:
-        for v, creator, generation in saved:
-            v.creator, v.generation = creator, generation
-
-
 def stand_in(v: Variable, x: Variable, f: KnownRows) -> None:
     """Make ``f`` (over x) the creator of v in place of the one that made it, at
     that one's generation (so backprop meets v when it met it before)."""
@@ -71,4 +54,4 @@ def stand_in(v: Variable, x: Variable, f: KnownRows) -> None:
     attach(f, [x], v, creator.generation if creator is not None else x.generation)
 
 
-__all__ = ["KnownRows", "higher_derivatives_through", "stand_in"]
+__all__ = ["KnownRows", "stand_in"]

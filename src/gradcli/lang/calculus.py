@@ -20,7 +20,7 @@ from ..core.backend import get_array_module
 from ..core.derivatives import graph_size, mixed_warning, nested_derivative, summed_warning
 from ..core.graph import Constant, Variable, using_config
 from ..core.hessian import count_variables
-from ..core.known import KnownRows, higher_derivatives_through, stand_in
+from ..core.known import KnownRows, stand_in
 from ..core.method import Derivatives, undefined_where_nan
 from ..core.ops import add
 from ..errors import GradcliError, LimitError, MathError, UnknownNameError
@@ -389,7 +389,7 @@ class Calculus:
             with warnings.catch_warnings(), \
                     get_array_module(x.data).errstate(all="ignore"):
                 warnings.simplefilter("ignore")  # a number taken on the side
-                ds = higher_derivatives_through(
+                ds = derivatives.higher_derivatives_through(
                     y, x, order, known, derivatives.BACKPROP_MAX_NODES)
         except GradcliError:
             return None
