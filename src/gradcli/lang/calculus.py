@@ -15,6 +15,8 @@ import math
 import warnings
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
+
 from ..core import derivatives
 from ..core.backend import get_array_module
 from ..core.derivatives import graph_size, mixed_warning, nested_derivative, summed_warning
@@ -386,8 +388,7 @@ class Calculus:
             return None
         used, notes = self.engine.used, len(self.engine.notes)
         try:
-            with warnings.catch_warnings(), \
-                    get_array_module(x.data).errstate(all="ignore"):
+            with warnings.catch_warnings(), np.errstate(all="ignore"):
                 warnings.simplefilter("ignore")  # a number taken on the side
                 ds = derivatives.higher_derivatives_through(
                     y, x, order, known, derivatives.BACKPROP_MAX_NODES)
