@@ -16,6 +16,7 @@ from ..errors import LimitError, NumericWarning, literal
 from ..limits import BACKPROP_MAX_NODES
 from .backend import get_array_module
 from .graph import Constant, Function, Variable, attach, sharing
+from .known import KnownRows, stand_in
 from .memory import check_memory
 from .ops import Add, Div, Mul, Neg, Pow, Sub, add, div, mul, neg, sub
 
@@ -510,3 +511,20 @@ def nested_derivative(y: Variable, x: Variable, order: int,
         # a caller may name without renaming the user's variable
         current = current * 1.0
     return current
+
+
+def higher_derivatives_through(y: Variable, x: Variable, order: int,
+                               known: Sequence[tuple[Variable, list[Any]]],
+                               max_nodes: int | None = None) -> list[Variable]:
+    """``higher_derivatives`` of y by x with each node of ``known`` standing for
+    its rows (``KnownRows``: its derivatives by x to ``order``, taken another way)
+    instead of the operations that made it, which backprop would go through.
+    The graph is as it was after."""
+    saved = [(v, v.creator, v.generation) for v, _ in known]
+    try:
+        for v, rows in known:
+            stand_in(v, x, KnownRows(list(rows)))
+        return higher_derivatives(y, x, order, max_nodes)
+    finally:
+        for v, creator, generation in saved:
+            v.creator, v.generation = creator, generation

@@ -35,10 +35,12 @@ _MIXING: tuple[type[Function], ...] = (Sum, MatMul, GetItem, GetItemGrad, Extrem
 
 
 def _registry_classes() -> tuple[type[Function], ...]:
+    from .known import KnownRows  # a node standing for its derivatives: elementwise
     from .registry import POINTWISE, REGISTRY  # the registry imports graph first
 
     return tuple(e.function for e in REGISTRY.values()
-                 if e.kind == "elementwise" and e.function is not None) + tuple(POINTWISE)
+                 if e.kind == "elementwise" and e.function is not None) \
+        + tuple(POINTWISE) + (KnownRows,)
 
 
 def mixes_elements(y: Variable, x: Variable) -> bool:

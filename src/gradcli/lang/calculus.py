@@ -12,13 +12,17 @@ inside another differentiation, backprop keeps a graph.
 from __future__ import annotations
 
 import math
+import warnings
 from typing import TYPE_CHECKING, Any
+
+import numpy as np
 
 from ..core import derivatives
 from ..core.backend import get_array_module
 from ..core.derivatives import graph_size, mixed_warning, nested_derivative, summed_warning
 from ..core.graph import Constant, Variable, using_config
 from ..core.hessian import count_variables
+from ..core.known import KnownRows, stand_in
 from ..core.method import Derivatives, undefined_where_nan
 from ..core.ops import add
 from ..errors import GradcliError, LimitError, MathError, UnknownNameError
@@ -53,6 +57,9 @@ class Calculus:
         self.nodes_spent = 0  # by the nested derivatives of this statement
         self.diff_depth = 0
         self.filled: list[Variable] = []  # the nodes fill_limits gave a limit
+        # whether a nested derivative may go through nodes that stand for their
+        # own derivatives (_stand_in); a graph drawn shows its operations instead
+        self.stand_ins = True
 
     def _order(self, node: Any, what: str) -> int:
         try:
@@ -191,12 +198,23 @@ class Calculus:
             xp = get_array_module(d.data)
             if not (bool(xp.isnan(d.data).any()) or bool(xp.isnan(y.data).any())):
                 return d
+            if self.engine.method != "backprop" and self.stand_ins and _has_nan(d.data) \
+                    and self._stand_in(y, x, order):
+                # the graph again, through the nodes' own derivatives: the numbers
+                # backprop had are kept, and the graph's derivatives are right too
+                with using_config("enable_backprop", True):
+                    again = nested_derivative(y, x, order, left)
+                self.nodes_spent += graph_size(again, left)
+                if again.shape == d.shape and again.creator is not None:
+                    again.data = xp.where(xp.isnan(d.data), again.data, d.data)
+                    d = again
             # Taylor mode's numbers where backprop's are nan at a removable
             # singularity (diff(2x/x, x) at 0), and nan where the value, its
             # limit included, is nan: as diff at the top level gives them. The
             # graph stays, for the derivatives taken of it.
             rows = None if self.engine.method == "backprop" else self._quietly(
-                lambda: undefined_where_nan(self.engine.orders(y, x, order)))
+                lambda: undefined_where_nan(
+                    self.orders_through_limits(y, x, self.engine.orders(y, x, order))))
             if rows is not None and rows[-1].shape == d.shape:
                 patched = xp.where(xp.isnan(d.data), rows[-1], d.data)
                 patched = xp.where(xp.isnan(rows[-1]), xp.nan, patched)
@@ -206,11 +224,44 @@ class Calculus:
             elif d.shape == y.shape:  # a value that is nan has no derivatives
                 d = d + Constant(xp.where(xp.isnan(y.data), xp.nan, 0.0))
             return d
-        rows = self.engine.orders(y, x, order)
-        if order == 1 and _has_nan(rows[1]):  # backprop's through a limit
-            rows = [rows[0], self.through_limits(y, x, rows[1])]
+        rows = self.orders_through_limits(y, x, self.engine.orders(y, x, order))
         # a value that is nan has no derivatives, whatever it depends on
         return Constant(undefined_where_nan(rows)[-1])
+
+    def _stand_in(self, y: Variable, x: Variable, order: int) -> bool:
+        """Make each node ``_cuts`` names in y's graph that depends on no leaf but
+        x stand, for good, for its own derivatives by x (``KnownRows``: Taylor
+        mode's, the limit's at a removable singularity, as many orders as are
+        asked of it later), so that a derivative graph built through it, and
+        the derivatives taken of that one, go through no 0/0 (diff(diff(sin(x)/x,
+        x), x) at 0). Whether it made any."""
+        swapped: list[tuple[Variable, Any]] = []
+
+        def rows(o: Variable, n: int) -> list[Any] | None:
+            # Taylor mode over the operations that made o (and the nodes below it)
+            now = [(v, v.creator) for v, _ in swapped]
+            for v, creator in swapped:
+                v.creator = creator
+            try:
+                got = self._quietly(lambda: self.engine.orders(o, x, n))
+            finally:
+                for v, creator in now:
+                    v.creator = creator
+            return got if got is not None and all(r.shape == o.shape for r in got) \
+                else None
+
+        for reductions in (False, True):  # the fewest cuts first
+            cut = [o for o in _cuts(y, x, self.filled, reductions)
+                   if type(o.creator) is not KnownRows and _on_alone(o, x)]
+            first = [(o, rows(o, order)) for o in cut]
+            for o, got in first:
+                if got is not None:
+                    swapped.append((o, o.creator))
+                    stand_in(o, x, KnownRows(
+                        got, 0, lambda n, o=o: rows(o, n)))
+            if swapped:
+                return True
+        return False
 
     def _quietly(self, work: Any) -> Any:
         """``work()`` by the engine, its method and notes left as they were (a
@@ -297,6 +348,56 @@ class Calculus:
                 data = self.through_limits(y, leaf, data)
             out[name] = undefined_where_nan([y.data, data])[1]
         return out
+
+    def orders_through_limits(self, y: Variable, x: Variable, rows: list[Any]) -> list[Any]:
+        """``rows`` (y and its derivatives by x, as the engine gave them) where
+        backprop's are nan at a removable singularity that Taylor mode could not
+        take whole (sum(sin(x)/x) at 0: the sum mixes x's elements): the first
+        derivative by ``through_limits``, the higher ones by ``_higher_through``.
+        Only an explicit backprop keeps the nan."""
+        if self.engine.method == "backprop" or len(rows) < 2 \
+                or not any(_has_nan(r) for r in rows[1:]):
+            return rows
+        rows = list(rows)
+        if _has_nan(rows[1]):
+            rows[1] = self.through_limits(y, x, rows[1])
+        if len(rows) < 3 or self.engine.used != "backprop" or y.creator is None:
+            return rows  # Taylor mode's nan is no backprop's through a limit
+        xp = get_array_module(rows[1])
+        for reductions in (False, True):  # the fewest cuts first
+            if not any(_has_nan(r) for r in rows[2:]):
+                break
+            more = self._higher_through(y, x, len(rows) - 1, reductions)
+            for k in range(2, len(rows)) if more is not None else ():
+                if more[k].shape == rows[k].shape:
+                    rows[k] = xp.where(xp.isnan(rows[k]), more[k], rows[k])
+        return rows
+
+    def _higher_through(self, y: Variable, x: Variable, order: int,
+                        reductions: bool) -> list[Any] | None:
+        """[None, dy/dx, ..., d^order y/dx^order] by repeated backprop with each
+        node ``_cuts`` names standing for its own derivatives by Taylor mode
+        (elementwise in x: one row an order, the limit's where it has one), so
+        that no order goes through the 0/0 inside them; None where no node can."""
+        known = []
+        for o in _cuts(y, x, self.filled, reductions):
+            rows = self._quietly(lambda o=o: self.engine.orders(o, x, order))
+            if rows is not None and all(r.shape == o.shape for r in rows):
+                known.append((o, rows))
+        if not known:
+            return None
+        used, notes = self.engine.used, len(self.engine.notes)
+        try:
+            with warnings.catch_warnings(), np.errstate(all="ignore"):
+                warnings.simplefilter("ignore")  # a number taken on the side
+                ds = derivatives.higher_derivatives_through(
+                    y, x, order, known, derivatives.BACKPROP_MAX_NODES)
+        except GradcliError:
+            return None
+        finally:
+            self.engine.used = used
+            del self.engine.notes[notes:]
+        return [None, *(d.data for d in ds)]
 
     def through_limits(self, y: Variable, leaf: Variable, g: Any) -> Any:
         """dy/d``leaf`` where backprop's ``g`` is not finite: Taylor mode's where
@@ -449,8 +550,9 @@ def _cuts(y: Variable, leaf: Variable, filled: list[Variable],
           reductions: bool) -> list[Variable]:
     """The nodes of y's graph to take the chain rule through by Taylor mode, for
     dy/d``leaf`` where backprop's is nan: those given a limit, and with
-    ``reductions`` the arguments of a reduction (sum(sin(x)/x), sum((x - x)^0.5)), each of the
-    leaf's shape and elementwise in it; at most ``MAX_FILLED``."""
+    ``reductions`` the arguments of a reduction (sum(sin(x)/x), sum((x - x)^0.5)),
+    each of the leaf's shape (a limit given to a sum is no one element's) and
+    elementwise in it; at most ``MAX_FILLED``."""
     found: dict[int, Variable] = {}
     graph = _functions(y)
     inside = {id(ref()) for f in graph for ref in f.outputs}
@@ -464,8 +566,24 @@ def _cuts(y: Variable, leaf: Variable, filled: list[Variable],
         for x in f.inputs:
             if x.creator is not None and x.shape == leaf.shape:
                 found.setdefault(id(x), x)
-    return [o for o in found.values()
-            if o is not leaf and mixed_warning(o, leaf) is None][:MAX_FILLED]
+    return [o for o in found.values() if o is not leaf and o.shape == leaf.shape
+            and mixed_warning(o, leaf) is None][:MAX_FILLED]
+
+
+def _on_alone(o: Variable, x: Variable) -> bool:
+    """Whether o depends on no leaf but x (constants aside): a node that stands
+    for its derivatives by x has none by another variable."""
+    seen: set[int] = set()
+    stack = [o]
+    while stack:
+        v = stack.pop()
+        if v is x or id(v) in seen or type(v) is Constant:
+            continue
+        seen.add(id(v))
+        if v.creator is None:
+            return False
+        stack.extend(v.creator.inputs)
+    return True
 
 
 def to_int(v: Variable, what: str) -> int:

@@ -53,11 +53,11 @@ def check_derivatives(session: Session, node: Any, wrt: str, x: Variable, y: Var
     f = value_function(session, node, wrt)
     a = as_numpy(x.data).astype(np.float64)
     elementwise = x.size == 1 or y is x or (
-        session.engine.used == "taylor" and y.shape == x.shape)
+        session.engine.used == "taylor" and y.shape == x.shape) or _elementwise(y, x)
     # points where the value is not finite (nan outside the domain, inf at a
     # pole), so neither are the derivatives nor their estimates, are left out
     # of the comparison, unless no point is left
-    undefined = ~np.isfinite(as_numpy(ds[0]))
+    undefined = _undefined(as_numpy(ds[0]), a.shape)
     out = []
     for order in (1, 2):
         auto = as_numpy(ds[order]).astype(np.float64)
@@ -80,6 +80,28 @@ def check_derivatives(session: Session, node: Any, wrt: str, x: Variable, y: Var
                           left_out=left_out))
     _warn_inconclusive(session, out)
     return out
+
+
+def _undefined(value: np.ndarray, shape: tuple[int, ...]) -> np.ndarray | None:
+    """Where the derivatives of shape ``shape`` are left out of a check because
+    the value is not finite there: elementwise where the shapes agree, and
+    everywhere where the value is one number (sum(sin(x)/x) by backprop is nan,
+    and so is each of its derivatives: no estimate refutes them)."""
+    if value.shape == shape:
+        return ~np.isfinite(value)
+    if value.size == 1:
+        return np.full(shape, not bool(np.isfinite(value).all()))
+    return None
+
+
+def _elementwise(y: Variable, x: Variable) -> bool:
+    """Whether each element of y depends on x's same element alone: then each
+    point's estimate moves the whole array at once, and is its own (one point's
+    nan, sin(x)/x at 0 by backprop, is no other's); else an element at a time,
+    the sum of y's elements each time (a gradient)."""
+    from ..core.mixing import mixes_elements  # walks the graph
+
+    return y.shape == x.shape and not mixes_elements(y, x)
 
 
 def _unsampled(shape: tuple[int, ...], sample: list[tuple[int, ...]] | None) -> np.ndarray:
@@ -201,22 +223,31 @@ def _max(a: np.ndarray) -> float:
 
 
 def check_gradient(session: Session, node: Any, leaves: dict[str, Variable],
-                   gradient: dict[str, np.ndarray]) -> list[CheckEntry]:
+                   gradient: dict[str, np.ndarray], y: Variable | None = None
+                   ) -> list[CheckEntry]:
     """Each partial derivative of ``gradient`` against its estimate: one entry a
-    variable (order 1), the others held at their values."""
+    variable (order 1), the others held at their values. With ``y`` (the
+    value's graph), a variable y is elementwise in is estimated at every
+    element at once, each its own, and elements where the value is not finite
+    are left out, as ``check_derivatives`` does."""
     out = []
+    value = None if y is None else as_numpy(y.data)
     for name, leaf in leaves.items():
         f = value_function(session, node, name)
         a = as_numpy(leaf.data).astype(np.float64)
         auto = np.asarray(gradient[name], dtype=np.float64)
-        sample = None if a.ndim == 0 else _sample(session, a, name)
+        elementwise = a.ndim > 0 and y is not None and _elementwise(y, leaf)
+        sample = None if a.ndim == 0 or elementwise else _sample(session, a, name)
         with np.errstate(all="ignore"):  # a step out of the domain is the check's doing
             if a.ndim == 0:
                 est, est_err = ridders(_summed(f), a, 1, session.dtype_type)
+            elif elementwise:
+                est, est_err = ridders(f, a, 1, session.dtype_type)
             else:
                 est, est_err = numerical_gradient(f, a, session.dtype_type, sample)
+        undefined = None if value is None else _undefined(value, auto.shape)
         out.append(_entry(1, auto, est.reshape(auto.shape), est_err.reshape(auto.shape),
-                          session.dtype_type, variable=name,
+                          session.dtype_type, undefined, variable=name,
                           left_out=_unsampled(auto.shape, sample)))
     _warn_inconclusive(session, out)
     return out

@@ -124,10 +124,9 @@ def evaluate_expression(session: Session, node: Any, options: EvalOptions, res: 
             else:  # the derivatives printed only: k! c_k of the others may overflow
                 shown = max(options.order or 0, 2 if options.check else 0)
                 ds = engine.orders(y, x, shown) if shown else [y.data]
-        if over_blocks is None and len(ds) > 1 and session.method != "backprop" \
-                and bool(np.isnan(as_numpy(ds[1])).any()):
-            # backprop's first derivative through a limit (sum(sin(x)/x) at 0)
-            ds = [ds[0], ev.calculus.through_limits(y, x, ds[1]), *ds[2:]]
+        if over_blocks is None:
+            # backprop's derivatives through a limit (sum(sin(x)/x) at 0)
+            ds = ev.calculus.orders_through_limits(y, x, ds)
         # a value that is nan has no derivatives, whatever it depends on (diff
         # gives nan there; --wrt x of an expression without x gave 0)
         ds = undefined_where_nan(ds)
@@ -157,7 +156,7 @@ def evaluate_expression(session: Session, node: Any, options: EvalOptions, res: 
         if gradient_check:
             from .checking import check_gradient
 
-            res.check = check_gradient(session, node, leaves, res.gradient)
+            res.check = check_gradient(session, node, leaves, res.gradient, y)
     if options.formula:
         add_formulas(session, node, options, res)
     # last: --check evaluates the expression again, and its ans is the one before

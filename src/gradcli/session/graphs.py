@@ -61,6 +61,7 @@ def _graph(session: Grapher, text: str, order: int, wrt: str | None,
         if name not in session.values and name not in CONSTANTS and name != "ans"}
     # keep_graph: diff(...) and f'(x) stay graphs, to be drawn
     ev = Evaluator(session, keep_graph=True, overlay=unbound)
+    ev.calculus.stand_ins = False  # a diff drawn shows its operations, 0/0 and all
     x = None
     if order:
         try:
