@@ -35,6 +35,9 @@ ROWS = [
     (("eval", "y = 2; grad(x^2*y)"), 0, ["d/dx: 4*x", "d/dy: x^2"], ""),
     (("eval", "grad(x^2*y)", "--at", "y=2"), 0, ["d/dx: 4*x", "d/dy: x^2"], ""),
     (("eval", "grad(x^2*y, y)", "--at", "y=2"), 0, ["d/dy: x^2"], ""),
+    # the formula keeps the value's domain: sqrt(x)^2 at -1 is nan, as x would not be
+    (("eval", "sqrt(x)^2", "--order", "0"), 0, ["sqrt(x)^2"], ""),
+    (("eval", "sqrt(x)^2", "--at", "x=-1"), 0, ["nan"], "sqrt"),
     # --order's formulas are the same with --series beside them (they were numbers at 0)
     (("eval", "sin(x)", "--order", "1", "--series", "3"), 0, ["sin(x)", "cos(x)", "x - x^3/6"],
      ""),

@@ -445,9 +445,10 @@ def _finish(coeff: Num, factors: dict[Expr, Expr]) -> Expr:
                     redo.append((b, e))
                     continue
                 n = e.value.numerator
-                if type(b) is Call and b.name == "sqrt" and (
+                if type(b) is Call and b.name == "sqrt" and n % 2 and (
                         n not in (1, -1) or type(factors.get(b.arg)) is Num):
-                    # sqrt(u)^2 = u, sqrt(u)^3 = u^(3/2) and sqrt(u)*u = u^(3/2) where real
+                    # sqrt(u)^3 = u^(3/2) and sqrt(u)*u = u^(3/2), undefined where sqrt(u)
+                    # is (u < 0); an even power stays, as sqrt(u)^2 = u would define it there
                     redo.append((b.arg, Num(Fraction(n, 2))))
                     continue
                 if type(b) is Call and b.name == "abs" and abs(n) > 1:
