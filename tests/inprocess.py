@@ -99,3 +99,18 @@ def gradcli_all(*calls: tuple[str, ...] | dict) -> list[subprocess.CompletedProc
         else:
             results.append(gradcli(*call))
     return results
+
+
+Row = tuple[tuple[str, ...], int, list[str], str]
+"""A command line, its exit status, its standard output's lines, and a part
+of its standard error ("": none at all)."""
+
+
+def check_rows(rows: list[Row]) -> None:
+    """Run each row's command line and assert what the row says of it."""
+    for (args, status, lines, err), proc in zip(rows, gradcli_all(*(r[0] for r in rows))):
+        assert proc.returncode == status, (args, proc.stderr)
+        assert proc.stdout.splitlines() == lines, args
+        assert err in proc.stderr, (args, proc.stderr)
+        if not err:
+            assert proc.stderr == "", (args, proc.stderr)

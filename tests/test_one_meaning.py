@@ -9,7 +9,7 @@ import json
 
 import numpy as np
 import pytest
-from test_cli import gradcli_all
+from inprocess import check_rows, gradcli_all
 
 from gradcli.errors import ExitStatus
 from gradcli.formula import plain
@@ -47,13 +47,7 @@ ROWS = [
 
 
 def test_the_rows_of_the_table():
-    done = gradcli_all(*(args for args, *_ in ROWS))
-    for (args, status, lines, err), proc in zip(ROWS, done):
-        assert proc.returncode == status, (args, proc.stderr)
-        assert proc.stdout.splitlines() == lines, args
-        assert err in proc.stderr, (args, proc.stderr)
-        if not err:
-            assert proc.stderr == "", (args, proc.stderr)
+    check_rows(ROWS)
 
 
 def test_a_gradient_in_formulas_is_the_gradient_in_numbers_at_a_point():
