@@ -289,11 +289,33 @@ class Calculus:
                 continue
             row = self._quietly(lambda x=x: self.engine.orders(y, x, 1)[0])
             if row is not None and row.shape == value.shape:
+                row = self._along_alone(y, x, row, bad)
                 value = xp.where(bad, row, value)
                 bad = xp.isnan(value)
                 if not bool(bad.any()):
                     break
         return value
+
+    def _along_alone(self, y: Variable, x: Variable, row: Any, bad: Any) -> Any:
+        """``row`` (y's limit along x, the other leaves held at their values) where
+        it is the limit in every variable, else nan. A 0/0 that one other leaf
+        z's value makes (x/y at x = y = 0 along y: x = 0 is why the numerator
+        vanishes) has no limit: only a 0/0 that stays one, with a finite limit
+        along x, on the whole line x = x0 is removable (sin(x*y)/x: 0/0 at x = 0
+        whatever y). Taken again with the other leaves moved off their values,
+        y must still be nan where it was and its limit along x a number."""
+        xp = get_array_module(row)
+        others = [v for v in _leaves(y) if v is not x]
+        found = bad & xp.isfinite(row)
+        if not others or not bool(found.any()):
+            return row
+        keep = found & False
+        for sign in (1.0, -1.0):  # a side may leave a domain (sqrt(y) at y = 0)
+            moved = self._quietly(lambda s=sign: _moved(
+                y, others, s, lambda: (y.data, self.engine.orders(y, x, 1)[0])))
+            if moved is not None and moved[1].shape == row.shape:
+                keep = keep | (found & xp.isnan(moved[0]) & xp.isfinite(moved[1]))
+        return xp.where(keep | ~found, row, xp.nan)
 
     def fill_limits(self, y: Variable, leaves: list[Variable]) -> None:
         """Give each node of y's graph that is nan at the point, from inputs that
@@ -452,9 +474,11 @@ class Calculus:
         for i, arg in enumerate(args):
             if arg.data.dtype.kind != "f":
                 continue
-            x = Variable(arg.data, name=definition.params[i])
-            points = [Constant(a.data) for a in args]
-            points[i] = x
+            # the other parameters are variables too: a 0/0 that they make (a/b
+            # at a = b = 0) has no limit (_along_alone)
+            points = [Variable(a.data, name=p) if a.data.dtype.kind == "f" else Constant(a.data)
+                      for a, p in zip(args, definition.params)]
+            x = points[i]
             with using_config("enable_backprop", True):
                 fx = self.ev.call_defined(definition, points, node)
             limit = self.limit(fx, [x])
@@ -568,6 +592,56 @@ def _cuts(y: Variable, leaf: Variable, filled: list[Variable],
                 found.setdefault(id(x), x)
     return [o for o in found.values() if o is not leaf and o.shape == leaf.shape
             and mixed_warning(o, leaf) is None][:MAX_FILLED]
+
+
+def _leaves(y: Variable) -> list[Variable]:
+    """The leaves of y's graph that are variables (no Constant)."""
+    seen: set[int] = set()
+    out = []
+    for f in _functions(y) if y.creator is not None else ():
+        for v in f.inputs:
+            if v.creator is None and type(v) is not Constant and id(v) not in seen \
+                    and v.data.dtype.kind == "f":
+                seen.add(id(v))
+                out.append(v)
+    return out
+
+
+OFF = 0.3183098861837907
+"""How far ``_moved`` moves a leaf, relative to 1 + its size (1/pi: no round
+number, where an expression is seldom singular)."""
+
+
+def _moved(y: Variable, leaves: list[Variable], sign: float, work: Any) -> Any:
+    """``work()`` with y's graph computed again with ``leaves`` moved off their
+    values by sign * OFF * (1 + |value|); the graph's values (and the state its
+    Functions keep from their forward pass) are put back after."""
+    graph = _functions(y)
+    nodes = [ref() for f in graph for ref in f.outputs]
+    saved = [(v, v.data) for v in [*leaves, *nodes] if v is not None]
+
+    def forward() -> None:
+        for f in graph:
+            xp = get_array_module(f.inputs[0].data) if f.inputs else np
+            with xp.errstate(all="ignore"):
+                ys = f.forward(*[v.data for v in f.inputs])
+            for ref, data in zip(f.outputs, ys if isinstance(ys, tuple) else (ys,)):
+                out = ref()
+                if out is not None:
+                    out.data = xp.asarray(data, dtype=out.data.dtype)
+
+    try:
+        for v in leaves:
+            xp = get_array_module(v.data)
+            v.data = v.data + sign * OFF * (1 + xp.abs(v.data))
+        forward()
+        return work()
+    finally:
+        for v, data in saved[: len(leaves)]:
+            v.data = data
+        forward()
+        for v, data in saved:
+            v.data = data
 
 
 def _on_alone(o: Variable, x: Variable) -> bool:
