@@ -12,7 +12,7 @@ import pytest
 import sympy as sp
 from inprocess import gradcli
 
-from gradcli.session import Session
+from gradcli.session import EvalOptions, Session
 
 X, Y = sp.symbols("x y")
 
@@ -78,3 +78,64 @@ def test_a_sweep_takes_the_limit_where_one_variable_makes_the_0_over_0():
     assert values[1:] == pytest.approx([0.0, 0.75])
     (r,) = session.run("sin(x*y)/x")
     assert list(r.value) == pytest.approx([0.0, 2.0, math.sin(3.0)])
+
+
+def _limit_of(expr, var, point: dict, limit_var=X):
+    """SymPy's limit along ``limit_var`` of the derivative of ``expr``, at ``point``."""
+    held = {s: v for s, v in point.items() if s is not limit_var}
+    return float(sp.limit(expr.subs(held), limit_var, point[limit_var]))
+
+
+SIN_XY = sp.sin(X * Y) / X
+Y_SINC = Y * sp.sin(X) / X
+
+
+@pytest.mark.parametrize(("text", "expr", "at"), [
+    ("sin(x*y)/x", SIN_XY, {X: 0, Y: 3}),
+    ("y*sin(x)/x", Y_SINC, {X: 0, Y: 2}),
+    ("sin(x*y)/x", SIN_XY, {X: 0, Y: -0.5}),
+])
+def test_the_gradient_through_a_0_over_0_removable_along_the_other_variable(text, expr, at):
+    args = ",".join(f"{s}={v}" for s, v in at.items())
+    proc = gradcli("eval", text, "--at", args, "--grad")
+    assert proc.returncode == 0 and proc.stderr == "", proc.stderr
+    got = dict(line.split(": ") for line in proc.stdout.splitlines()[1:])
+    for name, sym in (("x", X), ("y", Y)):
+        expected = _limit_of(sp.diff(expr, sym), sym, at)
+        assert float(got[f"d/d{name}"]) == pytest.approx(expected, abs=1e-12), name
+
+
+def test_the_orders_series_and_check_by_the_other_variable():
+    at = {X: 0, Y: 3}
+    orders = [_limit_of(sp.diff(SIN_XY, Y, k), Y, at) for k in range(4)]
+    proc = gradcli("eval", "sin(x*y)/x", "--at", "x=0,y=3", "--wrt", "y", "--order", "3")
+    assert proc.returncode == 0 and proc.stderr == ""
+    assert [float(v) for v in proc.stdout.splitlines()] == pytest.approx(orders, abs=1e-10)
+    proc = gradcli("eval", "sin(x*y)/x", "--at", "x=0,y=3", "--wrt", "y", "--series", "2")
+    assert proc.stdout.splitlines() == ["3 + (y - 3)"]
+    proc = gradcli("eval", "sin(x*y)/x", "--at", "x=0,y=3", "--wrt", "y", "--check")
+    assert proc.returncode == 0, proc.stdout
+    assert proc.stdout.count(" pass") == 2
+
+
+def test_a_sweep_of_the_other_variable():
+    session = Session()
+    session.run("x = 0")
+    session.run("y = linspace(1, 3, 3)")
+    (r,) = session.run("sin(x*y)/x", options=EvalOptions(wrt="y", order=2))
+    assert list(r.value) == pytest.approx([1, 2, 3])
+    assert list(r.derivatives[0]) == pytest.approx([1, 1, 1])
+    assert list(r.derivatives[1]) == pytest.approx([0, 0, 0], abs=1e-12)
+
+
+@pytest.mark.parametrize(("statements", "expected"), [
+    (("x = 0; y = 3; diff(sin(x*y)/x, y)",), _limit_of(sp.diff(SIN_XY, Y), Y, {X: 0, Y: 3})),
+    (("x = 0; y = 3; diff(sin(x*y)/x, y, 2)",),
+     _limit_of(sp.diff(SIN_XY, Y, 2), Y, {X: 0, Y: 3})),
+    (("f(t) = sin(a*t)/t", "a = 2; x = 0; diff(f(x), a)"),
+     _limit_of(sp.diff(sp.sin(Y * X) / X, Y), Y, {X: 0, Y: 2})),
+])
+def test_diff_by_the_other_variable(statements, expected):
+    proc = gradcli("eval", *statements)
+    assert proc.returncode == 0 and proc.stderr == "", proc.stderr
+    assert float(proc.stdout.splitlines()[-1]) == pytest.approx(expected, abs=1e-12)

@@ -20,7 +20,7 @@ import numpy as np
 from ..core import derivatives
 from ..core.backend import get_array_module
 from ..core.derivatives import graph_size, mixed_warning, nested_derivative, summed_warning
-from ..core.graph import Constant, Variable, using_config
+from ..core.graph import Constant, Variable, attach, using_config
 from ..core.hessian import count_variables
 from ..core.known import KnownRows, stand_in
 from ..core.method import Derivatives, undefined_where_nan
@@ -317,6 +317,41 @@ class Calculus:
                 keep = keep | (found & xp.isnan(moved[0]) & xp.isfinite(moved[1]))
         return xp.where(keep | ~found, row, xp.nan)
 
+    def across(self, y: Variable, v: Variable, order: int) -> list[Any] | None:
+        """[y, dy/dv, ..., d^order y/dv^order] where y is 0/0 at the point, removable
+        along another leaf x on the whole line x = x0 (_along_alone), and Taylor
+        mode along v alone meets the 0/0 (sin(x*y)/x by y at x = 0). There y is
+        the analytic function its limit is, whose derivatives by v are those of
+        y along the directions (1, c) in (x, v), which Taylor mode takes through
+        the 0/0 (the series of x moves): order k of that is a polynomial in c
+        of degree k whose leading coefficient is the k-th derivative by v, its
+        k-th difference over c = 0..k divided by k!. None where no leaf gives
+        them, or past ACROSS_ORDER (the differences lose digits)."""
+        if self.engine.method == "backprop" or y.creator is None or order > ACROSS_ORDER:
+            return None
+        xp = get_array_module(y.data)
+        out: list[Any] | None = None
+        for x in _leaves(y):
+            if x is v or (x.shape != v.shape and x.size != 1):
+                continue
+            row = self._quietly(lambda x=x: self.engine.orders(y, x, 0)[0])
+            if row is None or row.shape != y.shape:
+                continue
+            found = xp.isfinite(self._along_alone(y, x, row, xp.ones(row.shape, dtype=bool)))
+            if not bool(found.any()):
+                continue
+            ds = [self._quietly(lambda c=c, x=x: _along_line(y, x, v, c, lambda s: (
+                self.engine.orders(y, s, order)))) for c in range(order + 1)]
+            if any(d is None or any(r.shape != y.shape for r in d) for d in ds):
+                continue
+            rows = [row]
+            for k in range(1, order + 1):
+                total = sum((-1) ** (k - i) * math.comb(k, i) * ds[i][k] for i in range(k + 1))
+                rows.append(total / math.factorial(k))
+            rows = [xp.where(found, r, xp.nan) for r in rows]
+            out = rows if out is None else [xp.where(xp.isnan(a), b, a) for a, b in zip(out, rows)]
+        return out
+
     def fill_limits(self, y: Variable, leaves: list[Variable]) -> None:
         """Give each node of y's graph that is nan at the point, from inputs that
         are not, its limit along one of ``leaves`` (the node sin(x)/x at x = 0 is
@@ -383,9 +418,15 @@ class Calculus:
         rows = list(rows)
         if _has_nan(rows[1]):
             rows[1] = self.through_limits(y, x, rows[1])
+        xp = get_array_module(rows[1])
+        if len(rows) >= 3 and any(_has_nan(r) for r in rows[2:]):
+            # a 0/0 removable along another variable (sin(x*y)/x by y at x = 0)
+            more = self.across(y, x, len(rows) - 1)
+            for k in range(2, len(rows)) if more is not None else ():
+                if more[k].shape == rows[k].shape:
+                    rows[k] = xp.where(xp.isnan(rows[k]), more[k], rows[k])
         if len(rows) < 3 or self.engine.used != "backprop" or y.creator is None:
             return rows  # Taylor mode's nan is no backprop's through a limit
-        xp = get_array_module(rows[1])
         for reductions in (False, True):  # the fewest cuts first
             if not any(_has_nan(r) for r in rows[2:]):
                 break
@@ -433,6 +474,11 @@ class Calculus:
             g = xp.where(xp.isfinite(g), g, row)
         if not _has_nan(g) or y.creator is None:
             return g
+        rows = self.across(y, leaf, 1)
+        if rows is not None and rows[1].shape == g.shape:
+            g = xp.where(xp.isnan(g), rows[1], g)
+            if not _has_nan(g):
+                return g
         for reductions in (False, True):  # the fewest cuts first
             cut = _cuts(y, leaf, self.filled, reductions)
             total = self._chain(y, leaf, cut) if cut else None
@@ -642,6 +688,36 @@ def _moved(y: Variable, leaves: list[Variable], sign: float, work: Any) -> Any:
         forward()
         for v, data in saved:
             v.data = data
+
+
+ACROSS_ORDER = 6
+"""The highest order ``Calculus.across`` takes (its differences over c = 0..k
+lose about k*log10(k) digits)."""
+
+
+def _along_line(y: Variable, x: Variable, v: Variable, c: float, work: Any) -> Any:
+    """``work(s)`` with the leaves x and v made, for the while, the nodes
+    x0 + s and v0 + c*s of a new leaf s at 0 (Taylor mode along s is then
+    along the direction (1, c) in (x, v)); the graph is as it was after."""
+    xp = get_array_module(x.data)
+    s = Variable(xp.zeros(x.shape if x.size >= v.size else v.shape, dtype=x.data.dtype))
+    s.generation = -6
+    saved = [(x, x.creator, x.generation), (v, v.creator, v.generation)]
+    try:
+        with using_config("enable_backprop", True):
+            mx = add(s, Constant(x.data))
+            mv = add(s * Constant(xp.asarray(c, dtype=v.data.dtype)), Constant(v.data))
+        # generations below every node the graph had (a Constant's is 0): x and
+        # v are made first
+        scaled = mv.creator.inputs[0]
+        scaled.creator.generation, scaled.generation = -5, -4
+        for node, made in ((x, mx), (v, mv)):
+            f = made.creator
+            attach(f, list(f.inputs), node, -3)
+        return work(s)
+    finally:
+        for node, creator, generation in saved:
+            node.creator, node.generation = creator, generation
 
 
 def _on_alone(o: Variable, x: Variable) -> bool:
