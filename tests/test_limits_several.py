@@ -139,3 +139,28 @@ def test_diff_by_the_other_variable(statements, expected):
     proc = gradcli("eval", *statements)
     assert proc.returncode == 0 and proc.stderr == "", proc.stderr
     assert float(proc.stdout.splitlines()[-1]) == pytest.approx(expected, abs=1e-12)
+
+
+@pytest.mark.parametrize(("args", "lines"), [
+    # the formula's limit along x, with y free: SymPy's limit(diff(y*sin(x)/x, y), x, 0)
+    (("eval", "x=0; diff(y*sin(x)/x, y)"),
+     [str(sp.limit(sp.diff(Y_SINC, Y), X, 0))]),
+    (("eval", "y*sin(x)/x", "--at", "x=0", "--wrt", "y", "--order", "1"),
+     [str(sp.limit(Y_SINC, X, 0)), str(sp.limit(sp.diff(Y_SINC, Y), X, 0))]),
+    (("eval", "x=0; diff(sin(x*y)/x, y)"), [str(sp.limit(sp.diff(SIN_XY, Y), X, 0))]),
+    (("eval", "x=0; diff(y*sin(x)/x, y, 2)"), ["0"]),
+    # a derivative by a name the expression does not read is 0, as diff(x^2, y) is
+    (("eval", "x=0; diff(sin(x)/x, y)"), ["0"]),
+])
+def test_formulas_at_a_bound_0_over_0_are_their_limits(args, lines):
+    proc = gradcli(*args)
+    assert proc.returncode == 0 and proc.stderr == "", proc.stderr
+    assert proc.stdout.splitlines() == lines
+
+
+@pytest.mark.parametrize("text", ["x=0; z=0; diff(y*x/z, y)",
+                                  "x=0; z=0; diff(y*x*z/(x^2+z^2), y)"])
+def test_formulas_at_a_0_over_0_of_two_bound_names_have_no_limit(text):
+    proc = gradcli("eval", text)
+    assert proc.returncode == 1
+    assert "division by zero in a formula" in proc.stderr

@@ -42,7 +42,7 @@ if TYPE_CHECKING:
 
         def leaf(self, name: str) -> Variable | None: ...
 
-__all__ = ["MAX_ORDER", "SPECIAL_FORMS", "Calculus", "to_int"]
+__all__ = ["MAX_ORDER", "OFF", "SPECIAL_FORMS", "Calculus", "to_int"]
 
 
 class Calculus:
