@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import pytest
 import sympy as sp
 from inprocess import gradcli
@@ -164,3 +165,34 @@ def test_formulas_at_a_0_over_0_of_two_bound_names_have_no_limit(text):
     proc = gradcli("eval", text)
     assert proc.returncode == 1
     assert "division by zero in a formula" in proc.stderr
+
+
+def _hessian_limit(expr, at: dict, order: list) -> list[list[float]]:
+    return [[float(sp.limit(sp.diff(expr, a, b).subs(Y, at[Y]), X, at[X])) for b in order]
+            for a in order]
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("x=0; hessian(sin(x)/x)", [[float(sp.limit(sp.diff(sp.sin(X) / X, X, 2), X, 0))]]),
+    ("x=0; y=3; hessian(sin(x*y)/x)", _hessian_limit(SIN_XY, {X: 0, Y: 3}, [X, Y])),
+    ("x=0; y=2; hessian(y*sin(x)/x)", _hessian_limit(Y_SINC, {X: 0, Y: 2}, [Y, X])),
+    ("x=0; y=-1; hessian(sin(x*y)/x + x*y^2)",
+     _hessian_limit(SIN_XY + X * Y**2, {X: 0, Y: -1}, [X, Y])),
+    ("x=0; jacobian([sin(x)/x], [x])", [[0.0]]),
+    ("x=0; y=3; jacobian([sin(x*y)/x, x*y], [x, y])",
+     [[float(sp.limit(sp.diff(f, v).subs(Y, 3), X, 0)) for v in (X, Y)]
+      for f in (SIN_XY, X * Y)]),
+])
+def test_hessian_and_jacobian_take_the_limits_diff_takes(text, expected):
+    *_, r = Session().run(text)
+    assert np.asarray(r.value) == pytest.approx(np.array(expected), abs=1e-12)
+    assert r.warnings == []
+
+
+def test_hessian_agrees_with_diff_and_laplacian():
+    session = Session()
+    session.run("x = 0")
+    (h,) = session.run("hessian(sin(x)/x)")
+    (d,) = session.run("diff(sin(x)/x, x, 2)")
+    (lap,) = session.run("laplacian(sin(x)/x)")
+    assert h.value[0, 0] == pytest.approx(float(d.value)) == pytest.approx(float(lap.value))

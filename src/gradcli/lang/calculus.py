@@ -589,7 +589,52 @@ class Calculus:
             except GradcliError as err:
                 raise located(err, node) from None
             return total
-        return matrix_of(args.form, y, leaves, node, nested)
+        m = matrix_of(args.form, y, leaves, node, nested)
+        if nested or self.engine.method == "backprop" or not _has_nan(m.data):
+            return m
+        # backprop's nan at a removable singularity (hessian(sin(x)/x) at 0)
+        patched = self._quietly(lambda: self._matrix_limits(args.form, y, leaves, m.data))
+        return m if patched is None else Constant(patched)
+
+    def _matrix_limits(self, form: str, y: Variable, leaves: list[Variable],
+                       numbers: Any) -> Any:
+        """``numbers`` (a Hessian or Jacobian by backprop) with the limit's where
+        they are nan at a removable singularity, as diff takes them: each
+        derivative by one variable through ``orders_through_limits``; a Hessian's
+        mixed partial from the second derivative along the direction (1, 1) in
+        the two variables, which Taylor mode takes through the 0/0 (it is
+        H_ii + 2 H_ij + H_jj). None where some variable is an array (their
+        elements are the rows) or where the value has no limit."""
+        if form not in ("hessian", "jacobian") or any(x.size != 1 for x in leaves):
+            return None
+        xp = get_array_module(numbers)
+        self.fill_limits(y, leaves)
+        if _has_nan(self.limit(y, leaves)):
+            return None
+        out = xp.array(numbers)
+
+        def orders(o: Variable, x: Variable, n: int) -> list[Any]:
+            rows = self.orders_through_limits(o, x, self.engine.orders(o, x, n))
+            return undefined_where_nan(rows)
+
+        if form == "jacobian":
+            flat = y.reshape((y.size,)) if y.ndim != 1 else y
+            for i in range(y.size):
+                yi = flat[i]
+                for j, x in enumerate(leaves):
+                    if bool(xp.isnan(out[i, j])):
+                        out[i, j] = orders(yi, x, 1)[1].reshape(())
+            return out
+        diag = [orders(y, x, 2)[2].reshape(()) for x in leaves]
+        for i, x in enumerate(leaves):
+            if bool(xp.isnan(out[i, i])):
+                out[i, i] = diag[i]
+            for j in range(i + 1, len(leaves)):
+                if bool(xp.isnan(out[i, j])):
+                    d2 = _along_line(y, x, leaves[j], 1.0,
+                                     lambda s: self.engine.orders(y, s, 2))[2].reshape(())
+                    out[i, j] = out[j, i] = (d2 - diag[i] - diag[j]) / 2
+        return out
 
 
 MAX_FILLED = 16
