@@ -6,6 +6,7 @@ nan, with the 0/0 warning. Checked against SymPy's limits."""
 
 from __future__ import annotations
 
+import json
 import math
 
 import numpy as np
@@ -196,3 +197,24 @@ def test_hessian_agrees_with_diff_and_laplacian():
     (d,) = session.run("diff(sin(x)/x, x, 2)")
     (lap,) = session.run("laplacian(sin(x)/x)")
     assert h.value[0, 0] == pytest.approx(float(d.value)) == pytest.approx(float(lap.value))
+
+
+def test_an_assignment_holds_the_expressions_value():
+    session = Session()
+    session.run("x = 0")
+    (assigned,) = session.run("y = sin(x)/x")
+    (read,) = session.run("y")
+    (expr,) = session.run("sin(x)/x")
+    assert float(assigned.value) == float(read.value) == float(expr.value) == 1.0
+    assert assigned.warnings == []
+    proc = gradcli("eval", "x=0; y = sin(x)/x", "--format", "json")
+    assert json.loads(proc.stdout.splitlines()[-1])["value"] == 1.0
+    assert proc.stderr == ""
+
+
+def test_an_assignment_of_a_0_over_0_of_two_variables_is_nan():
+    proc = gradcli("eval", "x=0; z=0; y = x/z; y")
+    assert proc.stdout.splitlines()[-1] == "nan"
+    assert "0/0" in proc.stderr
+    proc = gradcli("eval", "x=0; y = sin(x)/x; y", "--method", "backprop")
+    assert proc.stdout.splitlines()[-1] == "nan"
