@@ -218,3 +218,20 @@ def test_an_assignment_of_a_0_over_0_of_two_variables_is_nan():
     assert "0/0" in proc.stderr
     proc = gradcli("eval", "x=0; y = sin(x)/x; y", "--method", "backprop")
     assert proc.stdout.splitlines()[-1] == "nan"
+
+
+def test_no_warning_of_a_nan_before_a_usage_error():
+    proc = gradcli("eval", "y*sin(x)/x", "--at", "x=0,y=2", "--order", "2")
+    assert proc.returncode == 2
+    assert "choose one with --wrt" in proc.stderr
+    assert "0/0" not in proc.stderr and "warning" not in proc.stderr
+
+
+def test_a_derivative_nan_where_the_value_is_nan_blames_the_division():
+    # (x cos x - sin x)/x^2 -> 0, but each part is a pole: nan, and the division is why
+    proc = gradcli("eval", "cos(x)/x - sin(x)/x^2", "--at", "x=0", "--order", "1")
+    assert proc.stdout.splitlines() == ["nan", "nan"]
+    assert "'/': 0/0" in proc.stderr
+    assert "cos" not in proc.stderr
+    (r,) = Session().run("x = 0; hessian(sin(x)/x)")[-1:]
+    assert r.warnings == []
