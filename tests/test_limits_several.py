@@ -235,3 +235,27 @@ def test_a_derivative_nan_where_the_value_is_nan_blames_the_division():
     assert "cos" not in proc.stderr
     (r,) = Session().run("x = 0; hessian(sin(x)/x)")[-1:]
     assert r.warnings == []
+
+
+@pytest.mark.parametrize(("text", "at", "expr"), [
+    ("diff(diff(sin(x*y)/(x*y), x), x)", {X: 0, Y: 2}, sp.diff(sp.sin(X * Y) / (X * Y), X, 2)),
+    ("diff(diff(sin(x*y)/x, x), x)", {X: 0, Y: 3}, sp.diff(SIN_XY, X, 2)),
+    ("diff(diff(y*sin(x)/x, x), x)", {X: 0, Y: -2}, sp.diff(Y_SINC, X, 2)),
+])
+def test_a_nested_diff_through_a_0_over_0_that_reads_another_variable(text, at, expr):
+    session = Session()
+    for s, v in at.items():
+        session.run(f"{s} = {v}")
+    (r,) = session.run(text)
+    assert float(r.value) == pytest.approx(_limit_of(expr, X, at), abs=1e-12)
+    assert r.warnings == []
+
+
+def test_a_nested_mixed_diff_there_is_unknown_not_wrong():
+    # the node stands for its derivatives by x; by y they are not known: nan, never 0 by chance
+    session = Session()
+    session.run("x = 0")
+    session.run("y = 2")
+    (r,) = session.run("diff(diff(sin(x*y)/(x*y) + x*y, x), y)")
+    expected = _limit_of(sp.diff(sp.sin(X * Y) / (X * Y) + X * Y, X, Y), X, {X: 0, Y: 2})
+    assert math.isnan(float(r.value)) or float(r.value) == pytest.approx(expected)

@@ -251,14 +251,17 @@ class Calculus:
                 else None
 
         for reductions in (False, True):  # the fewest cuts first
-            cut = [o for o in _cuts(y, x, self.filled, reductions)
-                   if type(o.creator) is not KnownRows and _on_alone(o, x)]
-            first = [(o, rows(o, order)) for o in cut]
-            for o, got in first:
+            # a node that reads other variables too (sin(x*y)/(x*y)) stands for its
+            # derivatives by x; by the others they are unknown (nan), not 0
+            cut = [(o, () if _on_alone(o, x) else tuple(v for v in _leaves(o) if v is not x))
+                   for o in _cuts(y, x, self.filled, reductions)
+                   if type(o.creator) is not KnownRows]
+            first = [(o, others, rows(o, order)) for o, others in cut]
+            for o, others, got in first:
                 if got is not None:
                     swapped.append((o, o.creator))
                     stand_in(o, x, KnownRows(
-                        got, 0, lambda n, o=o: rows(o, n)))
+                        got, 0, lambda n, o=o: rows(o, n)), others)
             if swapped:
                 return True
         return False
