@@ -259,3 +259,12 @@ def test_a_nested_mixed_diff_there_is_unknown_not_wrong():
     (r,) = session.run("diff(diff(sin(x*y)/(x*y) + x*y, x), y)")
     expected = _limit_of(sp.diff(sp.sin(X * Y) / (X * Y) + X * Y, X, Y), X, {X: 0, Y: 2})
     assert math.isnan(float(r.value)) or float(r.value) == pytest.approx(expected)
+
+
+def test_hessian_and_jacobian_of_a_0_over_0_without_a_limit_are_nan():
+    *_, h = Session().run("x = 0; y = 0; hessian(x/y)")
+    assert np.isnan(h.value).all() and h.value.shape == (2, 2)
+    assert any("0/0" in w for w in h.warnings)
+    *_, j = Session().run("x = 0; y = 0; jacobian([x/y, sin(x)/x], [x, y])")
+    assert np.isnan(j.value[0]).all()
+    assert j.value[1].tolist() == [0.0, 0.0]

@@ -606,15 +606,20 @@ class Calculus:
         derivative by one variable through ``orders_through_limits``; a Hessian's
         mixed partial from the second derivative along the direction (1, 1) in
         the two variables, which Taylor mode takes through the 0/0 (it is
-        H_ii + 2 H_ij + H_jj). None where some variable is an array (their
-        elements are the rows) or where the value has no limit."""
+        H_ii + 2 H_ij + H_jj); nan where the value is nan, as diff has it. None
+        where some variable is an array (their elements are the rows)."""
         if form not in ("hessian", "jacobian") or any(x.size != 1 for x in leaves):
             return None
         xp = get_array_module(numbers)
         self.fill_limits(y, leaves)
-        if _has_nan(self.limit(y, leaves)):
-            return None
+        value = xp.asarray(self.limit(y, leaves)).reshape(-1)
         out = xp.array(numbers)
+        # a value that is nan has no derivatives (x/y at (0, 0)), as diff gives them
+        bad = xp.isnan(value)
+        if form == "hessian" and bool(bad.any()):
+            return xp.full_like(out, xp.nan)
+        if form == "jacobian":
+            out[bad] = xp.nan
 
         def orders(o: Variable, x: Variable, n: int) -> list[Any]:
             rows = self.orders_through_limits(o, x, self.engine.orders(o, x, n))
@@ -623,6 +628,8 @@ class Calculus:
         if form == "jacobian":
             flat = y.reshape((y.size,)) if y.ndim != 1 else y
             for i in range(y.size):
+                if bool(xp.isnan(value[i])):
+                    continue
                 yi = flat[i]
                 for j, x in enumerate(leaves):
                     if bool(xp.isnan(out[i, j])):
