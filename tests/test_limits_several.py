@@ -268,3 +268,10 @@ def test_hessian_and_jacobian_of_a_0_over_0_without_a_limit_are_nan():
     *_, j = Session().run("x = 0; y = 0; jacobian([x/y, sin(x)/x], [x, y])")
     assert np.isnan(j.value[0]).all()
     assert j.value[1].tolist() == [0.0, 0.0]
+
+
+def test_the_rule_is_cautious_where_no_one_variable_makes_the_0_over_0():
+    # SymPy: 1 along every line, but no single variable makes its 0/0 (docs/derivatives.md)
+    assert sp.limit(((X**2 + Y**2) / (X**2 + Y**2)).subs(Y, 2 * X), X, 0) == 1
+    value, err = _value("(x^2+y^2)/(x^2+y^2)", "x=0", "y=0")
+    assert math.isnan(value) and "0/0" in err
