@@ -275,3 +275,16 @@ def test_the_rule_is_cautious_where_no_one_variable_makes_the_0_over_0():
     assert sp.limit(((X**2 + Y**2) / (X**2 + Y**2)).subs(Y, 2 * X), X, 0) == 1
     value, err = _value("(x^2+y^2)/(x^2+y^2)", "x=0", "y=0")
     assert math.isnan(value) and "0/0" in err
+
+
+def test_the_gradient_over_a_sweep_of_the_singular_variable():
+    # d/dy of the elements' sum, each element's derivative its limit where it is 0/0
+    xs = [-1, -0.5, 0, 0.5, 1]
+    d = sp.diff(SIN_XY, Y)
+    expected = sum(float(sp.limit(d.subs(Y, 2), X, sp.nsimplify(xi))) for xi in xs)
+    session = Session()
+    session.run("x = linspace(-1, 1, 5)")
+    session.run("y = 2")
+    (r,) = session.run("sin(x*y)/x", options=EvalOptions(grad=True))
+    assert float(r.gradient["y"]) == pytest.approx(expected, rel=1e-13)
+    assert list(r.value)[2] == 2.0

@@ -334,8 +334,12 @@ class Calculus:
             return None
         xp = get_array_module(y.data)
         out: list[Any] | None = None
+        # by a number v, of a sweep over x: the derivatives of the sum of y's
+        # elements, each element's own by v summed (sin(x*y)/x --grad over x)
+        summed = v.size == 1 and y.size > 1
         for x in _leaves(y):
-            if x is v or (x.shape != v.shape and x.size != 1):
+            if x is v or (x.shape != v.shape and x.size != 1
+                          and not (summed and x.shape == y.shape)):
                 continue
             row = self._quietly(lambda x=x: self.engine.orders(y, x, 0)[0])
             if row is None or row.shape != y.shape:
@@ -343,6 +347,9 @@ class Calculus:
             found = xp.isfinite(self._along_alone(y, x, row, xp.ones(row.shape, dtype=bool)))
             if not bool(found.any()):
                 continue
+            if summed:  # the elements that are no 0/0 count too: those undefined do not
+                raw = _moved(y, [x], 0.0, lambda: xp.array(y.data))
+                found = found | ~xp.isnan(raw)
             ds = [self._quietly(lambda c=c, x=x: _along_line(y, x, v, c, lambda s: (
                 self.engine.orders(y, s, order)))) for c in range(order + 1)]
             if any(d is None or any(r.shape != y.shape for r in d) for d in ds):
@@ -352,6 +359,8 @@ class Calculus:
                 total = sum((-1) ** (k - i) * math.comb(k, i) * ds[i][k] for i in range(k + 1))
                 rows.append(total / math.factorial(k))
             rows = [xp.where(found, r, xp.nan) for r in rows]
+            if summed:
+                rows[1:] = [r.sum().reshape(v.shape) for r in rows[1:]]
             out = rows if out is None else [xp.where(xp.isnan(a), b, a) for a, b in zip(out, rows)]
         return out
 
