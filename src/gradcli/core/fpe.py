@@ -22,6 +22,7 @@ from .running import current
 
 NAN_RESULT = "the result is nan"
 INF_RESULT = "the result is infinite"
+DERIVATIVE_UNDEFINED = f"a derivative is undefined here; {NAN_RESULT}"
 """How a message ends, by the kind of number it warns of (session.py keeps only
 the warnings of a kind some result holds)."""
 
@@ -71,7 +72,7 @@ def _invalid(op: str, derivative: bool) -> str:
     if derivative:
         # 0 * inf or inf - inf midway (sqrt's derivative at 0 times a zero), never
         # a domain left: the value is the forward pass's, and was a number
-        return f"a derivative is undefined here; {NAN_RESULT}"
+        return DERIVATIVE_UNDEFINED
     if _total(op):
         return f"undefined where a value is infinite; {NAN_RESULT}"
     return _DESCRIPTIONS["invalid"]

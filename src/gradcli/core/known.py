@@ -31,27 +31,35 @@ class KnownRows(Function):
         self.k = k
         self.more = more
 
-    def forward(self, x: Any) -> Any:
+    def forward(self, x: Any, *others: Any) -> Any:
         return self.rows[self.k]
 
     def backward(self, gy: Variable) -> Any:
-        (x,) = self.inputs
+        x, *others = self.inputs
         k = self.k + 1
         if k >= len(self.rows) and self.more is not None:
             got = self.more(max(2 * k, 4))
             if got is not None:
                 self.rows.extend(got[len(self.rows):])
-        if k < len(self.rows):
-            return gy * KnownRows(self.rows, k, self.more)(x)
         xp = get_array_module(x.data)
-        return gy * Constant(xp.full_like(x.data, xp.nan))
+        if k < len(self.rows):
+            gx = gy * KnownRows(self.rows, k, self.more)(x, *others)
+        else:
+            gx = gy * Constant(xp.full_like(x.data, xp.nan))
+        if not others:
+            return gx
+        # the rows are by x alone: by another variable the node read (sin(x*y)/(x*y)),
+        # its derivatives are unknown here, nan rather than a wrong 0
+        return (gx, *(gy * Constant(xp.full_like(o.data, xp.nan)) for o in others))
 
 
-def stand_in(v: Variable, x: Variable, f: KnownRows) -> None:
-    """Make ``f`` (over x) the creator of v in place of the one that made it, at
-    that one's generation (so backprop meets v when it met it before)."""
+def stand_in(v: Variable, x: Variable, f: KnownRows,
+             others: tuple[Variable, ...] = ()) -> None:
+    """Make ``f`` (over x, and the ``others`` v also depends on) the creator of v
+    in place of the one that made it, at that one's generation (so backprop
+    meets v when it met it before)."""
     creator = v.creator
-    attach(f, [x], v, creator.generation if creator is not None else x.generation)
+    attach(f, [x, *others], v, creator.generation if creator is not None else x.generation)
 
 
 __all__ = ["KnownRows", "stand_in"]

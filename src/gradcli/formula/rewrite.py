@@ -30,6 +30,12 @@ def free_names(x: Expr, memo: dict[Expr, frozenset[str]] | None = None) -> froze
 
 def substitute(x: Expr, name: str, value: Expr) -> Expr:
     """``x`` with every ``name`` replaced by ``value``, rebuilt canonically."""
+    return substitute_all(x, {name: value})
+
+
+def substitute_all(x: Expr, values: dict[str, Expr]) -> Expr:
+    """``x`` with each name of ``values`` replaced by its value at once (one
+    after the other, x*y^-1 with x = 0 would be 0 before y = 0 divides by 0)."""
     memo: dict[Expr, Expr] = {}
 
     def go(n: Expr) -> Expr:
@@ -40,7 +46,7 @@ def substitute(x: Expr, name: str, value: Expr) -> Expr:
         if t is Num:
             out = n
         elif t is Sym:
-            out = value if n.name == name else n  # type: ignore[attr-defined]
+            out = values.get(n.name, n)  # type: ignore[attr-defined]
         elif t is Call:
             out = call(n.name, go(n.arg))  # type: ignore[attr-defined]
         elif t is Mul:

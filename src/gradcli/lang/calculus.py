@@ -20,7 +20,7 @@ import numpy as np
 from ..core import derivatives
 from ..core.backend import get_array_module
 from ..core.derivatives import graph_size, mixed_warning, nested_derivative, summed_warning
-from ..core.graph import Constant, Variable, using_config
+from ..core.graph import Constant, Variable, attach, using_config
 from ..core.hessian import count_variables
 from ..core.known import KnownRows, stand_in
 from ..core.method import Derivatives, undefined_where_nan
@@ -42,7 +42,7 @@ if TYPE_CHECKING:
 
         def leaf(self, name: str) -> Variable | None: ...
 
-__all__ = ["MAX_ORDER", "SPECIAL_FORMS", "Calculus", "to_int"]
+__all__ = ["MAX_ORDER", "OFF", "SPECIAL_FORMS", "Calculus", "to_int"]
 
 
 class Calculus:
@@ -251,14 +251,17 @@ class Calculus:
                 else None
 
         for reductions in (False, True):  # the fewest cuts first
-            cut = [o for o in _cuts(y, x, self.filled, reductions)
-                   if type(o.creator) is not KnownRows and _on_alone(o, x)]
-            first = [(o, rows(o, order)) for o in cut]
-            for o, got in first:
+            # a node that reads other variables too (sin(x*y)/(x*y)) stands for its
+            # derivatives by x; by the others they are unknown (nan), not 0
+            cut = [(o, () if _on_alone(o, x) else tuple(v for v in _leaves(o) if v is not x))
+                   for o in _cuts(y, x, self.filled, reductions)
+                   if type(o.creator) is not KnownRows]
+            first = [(o, others, rows(o, order)) for o, others in cut]
+            for o, others, got in first:
                 if got is not None:
                     swapped.append((o, o.creator))
                     stand_in(o, x, KnownRows(
-                        got, 0, lambda n, o=o: rows(o, n)))
+                        got, 0, lambda n, o=o: rows(o, n)), others)
             if swapped:
                 return True
         return False
@@ -289,11 +292,77 @@ class Calculus:
                 continue
             row = self._quietly(lambda x=x: self.engine.orders(y, x, 1)[0])
             if row is not None and row.shape == value.shape:
+                row = self._along_alone(y, x, row, bad)
                 value = xp.where(bad, row, value)
                 bad = xp.isnan(value)
                 if not bool(bad.any()):
                     break
         return value
+
+    def _along_alone(self, y: Variable, x: Variable, row: Any, bad: Any) -> Any:
+        """``row`` (y's limit along x, the other leaves held at their values) where
+        it is the limit in every variable, else nan. A 0/0 that one other leaf
+        z's value makes (x/y at x = y = 0 along y: x = 0 is why the numerator
+        vanishes) has no limit: only a 0/0 that stays one, with a finite limit
+        along x, on the whole line x = x0 is removable (sin(x*y)/x: 0/0 at x = 0
+        whatever y). Taken again with the other leaves moved off their values,
+        y must still be nan where it was and its limit along x a number."""
+        xp = get_array_module(row)
+        others = [v for v in _leaves(y) if v is not x]
+        found = bad & xp.isfinite(row)
+        if not others or not bool(found.any()):
+            return row
+        keep = found & False
+        for sign in (1.0, -1.0):  # a side may leave a domain (sqrt(y) at y = 0)
+            moved = self._quietly(lambda s=sign: _moved(
+                y, others, s, lambda: (y.data, self.engine.orders(y, x, 1)[0])))
+            if moved is not None and moved[1].shape == row.shape:
+                keep = keep | (found & xp.isnan(moved[0]) & xp.isfinite(moved[1]))
+        return xp.where(keep | ~found, row, xp.nan)
+
+    def across(self, y: Variable, v: Variable, order: int) -> list[Any] | None:
+        """[y, dy/dv, ..., d^order y/dv^order] where y is 0/0 at the point, removable
+        along another leaf x on the whole line x = x0 (_along_alone), and Taylor
+        mode along v alone meets the 0/0 (sin(x*y)/x by y at x = 0). There y is
+        the analytic function its limit is, whose derivatives by v are those of
+        y along the directions (1, c) in (x, v), which Taylor mode takes through
+        the 0/0 (the series of x moves): order k of that is a polynomial in c
+        of degree k whose leading coefficient is the k-th derivative by v, its
+        k-th difference over c = 0..k divided by k!. None where no leaf gives
+        them, or past ACROSS_ORDER (the differences lose digits)."""
+        if self.engine.method == "backprop" or y.creator is None or order > ACROSS_ORDER:
+            return None
+        xp = get_array_module(y.data)
+        out: list[Any] | None = None
+        # by a number v, of a sweep over x: the derivatives of the sum of y's
+        # elements, each element's own by v summed (sin(x*y)/x --grad over x)
+        summed = v.size == 1 and y.size > 1
+        for x in _leaves(y):
+            if x is v or (x.shape != v.shape and x.size != 1
+                          and not (summed and x.shape == y.shape)):
+                continue
+            row = self._quietly(lambda x=x: self.engine.orders(y, x, 0)[0])
+            if row is None or row.shape != y.shape:
+                continue
+            found = xp.isfinite(self._along_alone(y, x, row, xp.ones(row.shape, dtype=bool)))
+            if not bool(found.any()):
+                continue
+            if summed:  # the elements that are no 0/0 count too: those undefined do not
+                raw = _moved(y, [x], 0.0, lambda: xp.array(y.data))
+                found = found | ~xp.isnan(raw)
+            ds = [self._quietly(lambda c=c, x=x: _along_line(y, x, v, c, lambda s: (
+                self.engine.orders(y, s, order)))) for c in range(order + 1)]
+            if any(d is None or any(r.shape != y.shape for r in d) for d in ds):
+                continue
+            rows = [row]
+            for k in range(1, order + 1):
+                total = sum((-1) ** (k - i) * math.comb(k, i) * ds[i][k] for i in range(k + 1))
+                rows.append(total / math.factorial(k))
+            rows = [xp.where(found, r, xp.nan) for r in rows]
+            if summed:
+                rows[1:] = [r.sum().reshape(v.shape) for r in rows[1:]]
+            out = rows if out is None else [xp.where(xp.isnan(a), b, a) for a, b in zip(out, rows)]
+        return out
 
     def fill_limits(self, y: Variable, leaves: list[Variable]) -> None:
         """Give each node of y's graph that is nan at the point, from inputs that
@@ -361,9 +430,15 @@ class Calculus:
         rows = list(rows)
         if _has_nan(rows[1]):
             rows[1] = self.through_limits(y, x, rows[1])
+        xp = get_array_module(rows[1])
+        if len(rows) >= 3 and any(_has_nan(r) for r in rows[2:]):
+            # a 0/0 removable along another variable (sin(x*y)/x by y at x = 0)
+            more = self.across(y, x, len(rows) - 1)
+            for k in range(2, len(rows)) if more is not None else ():
+                if more[k].shape == rows[k].shape:
+                    rows[k] = xp.where(xp.isnan(rows[k]), more[k], rows[k])
         if len(rows) < 3 or self.engine.used != "backprop" or y.creator is None:
             return rows  # Taylor mode's nan is no backprop's through a limit
-        xp = get_array_module(rows[1])
         for reductions in (False, True):  # the fewest cuts first
             if not any(_has_nan(r) for r in rows[2:]):
                 break
@@ -411,6 +486,11 @@ class Calculus:
             g = xp.where(xp.isfinite(g), g, row)
         if not _has_nan(g) or y.creator is None:
             return g
+        rows = self.across(y, leaf, 1)
+        if rows is not None and rows[1].shape == g.shape:
+            g = xp.where(xp.isnan(g), rows[1], g)
+            if not _has_nan(g):
+                return g
         for reductions in (False, True):  # the fewest cuts first
             cut = _cuts(y, leaf, self.filled, reductions)
             total = self._chain(y, leaf, cut) if cut else None
@@ -452,9 +532,11 @@ class Calculus:
         for i, arg in enumerate(args):
             if arg.data.dtype.kind != "f":
                 continue
-            x = Variable(arg.data, name=definition.params[i])
-            points = [Constant(a.data) for a in args]
-            points[i] = x
+            # the other parameters are variables too: a 0/0 that they make (a/b
+            # at a = b = 0) has no limit (_along_alone)
+            points = [Variable(a.data, name=p) if a.data.dtype.kind == "f" else Constant(a.data)
+                      for a, p in zip(args, definition.params)]
+            x = points[i]
             with using_config("enable_backprop", True):
                 fx = self.ev.call_defined(definition, points, node)
             limit = self.limit(fx, [x])
@@ -519,7 +601,59 @@ class Calculus:
             except GradcliError as err:
                 raise located(err, node) from None
             return total
-        return matrix_of(args.form, y, leaves, node, nested)
+        m = matrix_of(args.form, y, leaves, node, nested)
+        if nested or self.engine.method == "backprop" or not _has_nan(m.data):
+            return m
+        # backprop's nan at a removable singularity (hessian(sin(x)/x) at 0)
+        patched = self._quietly(lambda: self._matrix_limits(args.form, y, leaves, m.data))
+        return m if patched is None else Constant(patched)
+
+    def _matrix_limits(self, form: str, y: Variable, leaves: list[Variable],
+                       numbers: Any) -> Any:
+        """``numbers`` (a Hessian or Jacobian by backprop) with the limit's where
+        they are nan at a removable singularity, as diff takes them: each
+        derivative by one variable through ``orders_through_limits``; a Hessian's
+        mixed partial from the second derivative along the direction (1, 1) in
+        the two variables, which Taylor mode takes through the 0/0 (it is
+        H_ii + 2 H_ij + H_jj); nan where the value is nan, as diff has it. None
+        where some variable is an array (their elements are the rows)."""
+        if form not in ("hessian", "jacobian") or any(x.size != 1 for x in leaves):
+            return None
+        xp = get_array_module(numbers)
+        self.fill_limits(y, leaves)
+        value = xp.asarray(self.limit(y, leaves)).reshape(-1)
+        out = xp.array(numbers)
+        # a value that is nan has no derivatives (x/y at (0, 0)), as diff gives them
+        bad = xp.isnan(value)
+        if form == "hessian" and bool(bad.any()):
+            return xp.full_like(out, xp.nan)
+        if form == "jacobian":
+            out[bad] = xp.nan
+
+        def orders(o: Variable, x: Variable, n: int) -> list[Any]:
+            rows = self.orders_through_limits(o, x, self.engine.orders(o, x, n))
+            return undefined_where_nan(rows)
+
+        if form == "jacobian":
+            flat = y.reshape((y.size,)) if y.ndim != 1 else y
+            for i in range(y.size):
+                if bool(xp.isnan(value[i])):
+                    continue
+                yi = flat[i]
+                for j, x in enumerate(leaves):
+                    if bool(xp.isnan(out[i, j])):
+                        out[i, j] = orders(yi, x, 1)[1].reshape(())
+            return out
+        diag = [orders(y, x, 2)[2].reshape(()) for x in leaves]
+        for i, x in enumerate(leaves):
+            if bool(xp.isnan(out[i, i])):
+                out[i, i] = diag[i]
+            for j in range(i + 1, len(leaves)):
+                if bool(xp.isnan(out[i, j])):
+                    d2 = _along_line(y, x, leaves[j], 1.0,
+                                     lambda s: self.engine.orders(y, s, 2))[2].reshape(())
+                    out[i, j] = out[j, i] = (d2 - diag[i] - diag[j]) / 2
+        return out
 
 
 MAX_FILLED = 16
@@ -568,6 +702,86 @@ def _cuts(y: Variable, leaf: Variable, filled: list[Variable],
                 found.setdefault(id(x), x)
     return [o for o in found.values() if o is not leaf and o.shape == leaf.shape
             and mixed_warning(o, leaf) is None][:MAX_FILLED]
+
+
+def _leaves(y: Variable) -> list[Variable]:
+    """The leaves of y's graph that are variables (no Constant)."""
+    seen: set[int] = set()
+    out = []
+    for f in _functions(y) if y.creator is not None else ():
+        for v in f.inputs:
+            if v.creator is None and type(v) is not Constant and id(v) not in seen \
+                    and v.data.dtype.kind == "f":
+                seen.add(id(v))
+                out.append(v)
+    return out
+
+
+OFF = 0.3183098861837907
+"""How far ``_moved`` moves a leaf, relative to 1 + its size (1/pi: no round
+number, where an expression is seldom singular)."""
+
+
+def _moved(y: Variable, leaves: list[Variable], sign: float, work: Any) -> Any:
+    """``work()`` with y's graph computed again with ``leaves`` moved off their
+    values by sign * OFF * (1 + |value|); the graph's values (and the state its
+    Functions keep from their forward pass) are put back after."""
+    graph = _functions(y)
+    nodes = [ref() for f in graph for ref in f.outputs]
+    saved = [(v, v.data) for v in [*leaves, *nodes] if v is not None]
+
+    def forward() -> None:
+        for f in graph:
+            xp = get_array_module(f.inputs[0].data) if f.inputs else np
+            with xp.errstate(all="ignore"):
+                ys = f.forward(*[v.data for v in f.inputs])
+            for ref, data in zip(f.outputs, ys if isinstance(ys, tuple) else (ys,)):
+                out = ref()
+                if out is not None:
+                    out.data = xp.asarray(data, dtype=out.data.dtype)
+
+    try:
+        for v in leaves:
+            xp = get_array_module(v.data)
+            v.data = v.data + sign * OFF * (1 + xp.abs(v.data))
+        forward()
+        return work()
+    finally:
+        for v, data in saved[: len(leaves)]:
+            v.data = data
+        forward()
+        for v, data in saved:
+            v.data = data
+
+
+ACROSS_ORDER = 6
+"""The highest order ``Calculus.across`` takes (its differences over c = 0..k
+lose about k*log10(k) digits)."""
+
+
+def _along_line(y: Variable, x: Variable, v: Variable, c: float, work: Any) -> Any:
+    """``work(s)`` with the leaves x and v made, for the while, the nodes
+    x0 + s and v0 + c*s of a new leaf s at 0 (Taylor mode along s is then
+    along the direction (1, c) in (x, v)); the graph is as it was after."""
+    xp = get_array_module(x.data)
+    s = Variable(xp.zeros(x.shape if x.size >= v.size else v.shape, dtype=x.data.dtype))
+    s.generation = -6
+    saved = [(x, x.creator, x.generation), (v, v.creator, v.generation)]
+    try:
+        with using_config("enable_backprop", True):
+            mx = add(s, Constant(x.data))
+            mv = add(s * Constant(xp.asarray(c, dtype=v.data.dtype)), Constant(v.data))
+        # generations below every node the graph had (a Constant's is 0): x and
+        # v are made first
+        scaled = mv.creator.inputs[0]
+        scaled.creator.generation, scaled.generation = -5, -4
+        for node, made in ((x, mx), (v, mv)):
+            f = made.creator
+            attach(f, list(f.inputs), node, -3)
+        return work(s)
+    finally:
+        for node, creator, generation in saved:
+            node.creator, node.generation = creator, generation
 
 
 def _on_alone(o: Variable, x: Variable) -> bool:

@@ -119,6 +119,9 @@ def evaluate_expression(session: Session, node: Any, options: EvalOptions, res: 
         if ds is None:
             if options.series is not None and over_blocks is None:
                 cs = engine.coefficients(y, x, top)
+                if cs is not None and any(_has_nan(Variable(c)) for c in cs[1:]) \
+                        and not _has_nan(Variable(cs[0])):
+                    cs = None  # the derivatives through a limit (orders_through_limits)
             if cs is None:
                 ds = engine.orders(y, x, top)
             else:  # the derivatives printed only: k! c_k of the others may overflow

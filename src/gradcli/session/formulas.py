@@ -141,9 +141,73 @@ def _values(session: Session) -> dict[str, Any]:
 
 
 def formula_of(session: Session, node: Any) -> Any:
+    from ..errors import MathError
     from ..formula import from_ast  # only statements with formulas
 
-    return from_ast(node, session.functions, _values(session))
+    values = _values(session)
+    try:
+        return from_ast(node, session.functions, values)
+    except MathError:  # a bound name's value divides by 0: its limit, if it has one
+        f = _through_a_limit(session, node, values)
+        if f is None:
+            raise
+        return f
+
+
+def _through_a_limit(session: Session, node: Any, values: dict[str, float]) -> Any:
+    """The formula of ``node`` where the values of the bound names make a 0/0
+    (x = 0; diff(y*sin(x)/x, y) is 1): built with those names free, and their
+    values put in after (``at_values``). None where it has none."""
+    from ..errors import GradcliError
+    from ..formula import from_ast
+
+    reads = [n for n in free_names(node, session.functions) if n in values]
+    held = {k: v for k, v in values.items() if k not in reads}
+    try:
+        f = from_ast(node, session.functions, held)
+    except GradcliError:
+        return None
+    return at_values(f, {n: values[n] for n in reads})
+
+
+def at_values(f: Any, values: dict[str, float]) -> Any:
+    """The formula ``f`` with the names of ``values`` given their numbers (diff(
+    sin(x)/x, y) is 0 whatever x), or where that divides by 0, its limit along
+    one of them, x, as the values' path takes it (Calculus.limit): only where
+    it is 0/0 on the whole line x = x0 (the others moved off their values, it
+    is still undefined at x0 and has a limit there). A 0/0 that the values of
+    several names make (x*z/(x^2 + z^2) at x = z = 0) has none: None."""
+    from ..errors import GradcliError
+    from ..formula import from_float
+    from ..formula.rewrite import substitute, substitute_all
+    from ..formula.series import series_coefficients
+    from ..lang.calculus import OFF
+
+    def put(f: Any, names: list[str], moved: bool = False) -> Any:
+        return substitute_all(f, {m: from_float(values[m] + OFF * (1 + abs(values[m]))
+                                                if moved else values[m]) for m in names})
+
+    names = list(values)
+    try:
+        return put(f, names)
+    except GradcliError:
+        pass
+    for n in names:
+        others = [m for m in names if m != n]
+        point = from_float(values[n])
+        try:
+            moved = put(f, others, moved=True)
+            try:
+                substitute(moved, n, point)
+                continue  # a number there: no 0/0 on the line
+            except GradcliError:
+                pass
+            # (order 1: a series of order 0 has no term to take a common zero off)
+            series_coefficients(moved, n, point, 1)
+            return series_coefficients(put(f, others), n, point, 1)[0]
+        except GradcliError:
+            continue
+    return None
 
 
 def evaluate_formulas(session: Session, node: Any, options: EvalOptions, res: Result) -> None:
@@ -253,18 +317,22 @@ def _gradient(session: Session, node: Any, names: list[str] | None = None) -> di
     reads): the bound ones are symbols while differentiating, then their numbers."""
     from ..formula import diff, from_ast
     from ..formula.expr import from_float
-    from ..formula.rewrite import substitute
+    from ..formula.rewrite import substitute_all
 
     names = names or _variables(session, node)
     values = _values(session)
     symbols = {k: v for k, v in values.items() if k not in names}
     f = from_ast(node, session.functions, symbols)
     out = {}
+    bound = {other: values[other] for other in names if other in values}
     for name in names:
         d = diff(f, name)
-        for other in names:
-            if other in values:
-                d = substitute(d, other, from_float(values[other]))
+        if bound:
+            at = at_values(d, bound)  # its limit where the values make a 0/0
+            if at is None:
+                d = substitute_all(d, {k: from_float(v) for k, v in bound.items()})  # the error
+            else:
+                d = at
         out[name] = d
     return out
 

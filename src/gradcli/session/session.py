@@ -208,9 +208,14 @@ class Session:
         node = st.node
         if isinstance(node, ast.Assign):
             self._shadows(check_bindable(node.name, node))
-            value = Evaluator(self).eval(node.value)
-            self.values[node.name] = value.data
-            res.kind, res.name, res.value = "assign", node.name, as_numpy(value.data)
+            ev = Evaluator(self)
+            value = ev.eval(node.value)
+            # its limit where it has one (y = sin(x)/x at x = 0 is 1), as the
+            # expression's value is (evaluate_expression)
+            ev.calculus.fill_limits(value, ev.statement_leaves())
+            data = ev.calculus.limit(value, ev.statement_leaves())
+            self.values[node.name] = data
+            res.kind, res.name, res.value = "assign", node.name, as_numpy(data)
             if node.name in self.at:  # rebound: later results are not at the --at value
                 self.at[node.name] = res.value
                 self.at_text.pop(node.name, None)

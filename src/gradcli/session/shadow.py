@@ -14,8 +14,8 @@ from typing import Any, TypeVar
 import numpy as np
 
 from ..core.backend import as_numpy
-from ..core.fpe import INF_RESULT, NAN_RESULT, capture_fp_errors
-from ..errors import GradcliError
+from ..core.fpe import DERIVATIVE_UNDEFINED, INF_RESULT, NAN_RESULT, capture_fp_errors
+from ..errors import GradcliError, UsageError
 from ..results import Result
 
 S = TypeVar("S")
@@ -36,14 +36,34 @@ def shown(messages: list[str], res: Result) -> list[str]:
     """The floating-point warnings about a kind of number the statement's results
     hold: a nan or an infinity met midway and gone by the end (backprop's
     inf - inf in a third derivative of sqrt at 0, which is inf) is no result's.
-    A failed statement keeps them all."""
+    A failed statement keeps them all, but one that asked wrongly (several
+    variables and no --wrt): it has no number for them to be about."""
+    if isinstance(res.error, UsageError):  # no number was computed for the user: none to warn of
+        return []
     if res.error is not None or not messages:
         return messages
+    if _nan_where_the_value_is(res):  # the value's own warning says why
+        messages = [m for m in messages if not m.endswith(DERIVATIVE_UNDEFINED)]
     values = [a for a in result_arrays(res) if a.dtype.kind in "fc"]
     has_nan = any(bool(np.isnan(a).any()) for a in values)
     has_inf = any(bool(np.isinf(a).any()) for a in values) or _infinite_formula(res)
     return [m for m in messages
             if (has_nan or not m.endswith(NAN_RESULT)) and (has_inf or not m.endswith(INF_RESULT))]
+
+
+def _nan_where_the_value_is(res: Result) -> bool:
+    """Whether the derivatives are nan only where the value is (cos(x)/x -
+    sin(x)/x^2 at 0): a derivative's nan there follows from the value's (a
+    value that is nan has no derivatives), and backprop's "cos: a derivative
+    is undefined" would blame an operation that is defined."""
+    value = res.value
+    rows = [*(res.derivatives or ()), *(res.series or [])[1:]]
+    if not isinstance(value, np.ndarray) or value.dtype.kind not in "fc" or not rows \
+            or not bool(np.isnan(value).any()):
+        return False
+    bad = np.isnan(value)
+    return all(np.shape(r) == value.shape and not bool((np.isnan(r) & ~bad).any())
+               for r in rows)
 
 
 def _infinite_formula(res: Result) -> bool:
