@@ -27,6 +27,11 @@ MATRIX_FORMS = ("hessian", "jacobian", "laplacian")
 """The special forms of this module (their signatures: ``SPECIAL_FORMS``)."""
 
 
+def is_matrix_form(node: Any) -> bool:
+    """Whether ``node`` is a call of a matrix form (hessian(...), ...)."""
+    return isinstance(node, Call) and node.func in MATRIX_FORMS
+
+
 class MatrixArgs(Record):
     """A matrix form's arguments, checked: the body and the names written (None
     where the variables are the body's own)."""
@@ -159,4 +164,5 @@ _ENGINE = {"hessian": engine.hessian, "jacobian": engine.jacobian,
 
 
 __all__ = ["MATRIX_FORMS", "MatrixArgs", "Reader", "by_each_variable", "element_labels",
-           "grad_of_grad", "matrix_args", "matrix_body", "matrix_of", "variable_names"]
+           "grad_of_grad", "is_matrix_form", "matrix_args", "matrix_body", "matrix_of",
+           "variable_names"]

@@ -3,6 +3,7 @@ with hints for what another notation meant (sin x, x², |x|, 2 x, a × b)."""
 
 from __future__ import annotations
 
+import functools
 import re
 
 from gradcli.errors import GradcliError, ParseError, literal
@@ -73,11 +74,17 @@ def _expectation(expected: set[str], chunk: Chunk, offset: int, found: str) -> s
 
 
 _OPERAND_STARTS = frozenset({"NAME", "NUMBER", "IMPLICIT_NUMBER", "_LPAR", "LSQB"})
-_LAST_NAME = re.compile(r"(?<![\w.])[^\W\d]\w*$")
-_FUNCTION_POWER = re.compile(r"(?<![\w.])([^\W\d]\w*)\s*(?:\^|\*\*)\s*(\d+)$")
 
 
-_SUPERSCRIPTED = re.compile(rf"(?<![\w.])({NAME.pattern})({SUPERSCRIPT.pattern})$")
+@functools.cache
+def _pattern(which: str) -> re.Pattern[str]:
+    """The patterns the hints search with, compiled on the first error (they
+    cost a millisecond and a half of every start-up, which has none)."""
+    return re.compile({
+        "last name": r"(?<![\w.])[^\W\d]\w*$",
+        "function power": r"(?<![\w.])([^\W\d]\w*)\s*(?:\^|\*\*)\s*(\d+)$",
+        "superscripted": rf"(?<![\w.])({NAME.pattern})({SUPERSCRIPT.pattern})$",
+    }[which])
 
 
 def _called_argument(text: str, at: int) -> str:
@@ -134,7 +141,7 @@ def _primed(err: ParseError, chunk: Chunk, offset: int) -> ParseError:
     function of several variables: see lang.resolve.prime_without_call)."""
     before = chunk.text[:offset].rstrip()
     if before.endswith("'"):
-        found = _LAST_NAME.search(before.rstrip("'"))
+        found = _pattern("last name").search(before.rstrip("'"))
         if found is not None:
             err.primed = found.group()  # type: ignore[attr-defined]
     return err
@@ -164,8 +171,8 @@ def syntax_error(exc: SyntaxFailure, chunk: Chunk) -> ParseError:
             message = f"unexpected {quote(str(token))}"
             start = token.start_pos or 0
             before = chunk.text[:start].rstrip()
-            powered = _FUNCTION_POWER.search(before) if token.type == "_LPAR" else None
-            raised = _SUPERSCRIPTED.search(before) if token.type == "_LPAR" \
+            powered = _pattern("function power").search(before) if token.type == "_LPAR" else None
+            raised = _pattern("superscripted").search(before) if token.type == "_LPAR" \
                 and len(before) == start else None
             if raised is not None:
                 message = _superscript_call(raised[1], raised[2],
@@ -179,7 +186,7 @@ def syntax_error(exc: SyntaxFailure, chunk: Chunk) -> ParseError:
                 # allowed: only an exponent (x**2x).
                 message += ": an exponent cannot be an implicit product, use parentheses"
             elif token.type in _OPERAND_STARTS and len(before) < start \
-                    and (name := _builtin_named(_LAST_NAME.search(before))):
+                    and (name := _builtin_named(_pattern("last name").search(before))):
                 # sin x, as typeset: the argument goes in brackets
                 message += f"; a function's argument goes in brackets: {name}({token})"
             elif token.type in _OPERAND_STARTS and len(before) < start and before \

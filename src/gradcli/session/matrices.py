@@ -10,7 +10,7 @@ columns; a laplacian is one value, so its statement is an ordinary expression's
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -18,7 +18,7 @@ from ..core.backend import as_numpy
 from ..errors import GradcliError, MathError, UnknownNameError, worded
 from ..lang import ast
 from ..lang.evaluate import CONSTANTS, Evaluator
-from ..lang.matrices import MATRIX_FORMS, MatrixArgs, element_labels, matrix_args, variable_names
+from ..lang.matrices import MatrixArgs, element_labels, matrix_args, variable_names
 from ..matrices import Matrix
 from .formulas import formula_of, unbound
 
@@ -26,10 +26,6 @@ if TYPE_CHECKING:
     from ..asked import EvalOptions
     from ..results import Result
     from .context import Context as Session
-
-
-def is_matrix_form(node: Any) -> bool:
-    return isinstance(node, ast.Call) and node.func in MATRIX_FORMS
 
 
 def matrix_statement(session: Session, node: ast.Call, options: EvalOptions,
@@ -116,4 +112,4 @@ def _not_applied(session: Session, form: str, options: EvalOptions) -> None:
                             "", session.words))
 
 
-__all__ = ["is_matrix_form", "matrix_statement"]
+__all__ = ["matrix_statement"]

@@ -31,7 +31,7 @@ from ..errors import (
 )
 from ..lang import ast
 from ..lang.evaluate import Definition, Evaluator
-from ..lang.matrices import grad_of_grad
+from ..lang.matrices import grad_of_grad, is_matrix_form
 from ..lang.names import is_name
 from ..lang.namespace import BUILTIN, CONSTANT, SPECIAL, Namespace, is_builtin
 from ..lang.parser import BadStatement, Statement, parse, parse_each
@@ -42,7 +42,6 @@ from ..results import Result
 from . import shadow
 from .expression import check_bindable, evaluate_expression, gradient_statement
 from .formulas import applies
-from .matrices import is_matrix_form, matrix_statement
 from .variables import order_limit
 
 if TYPE_CHECKING:  # curves and graphs are loaded by the commands that draw
@@ -237,7 +236,7 @@ class Session:
                     "grad(...) gives the first partial derivatives only; "
                     f"{slots} did not apply to it", "", self.words))
             return
-        if is_matrix_form(node) and matrix_statement(self, node, options, res):
+        if is_matrix_form(node) and _matrix_statement(self, node, options, res):
             return
         evaluate_expression(self, node, options, res)
 
@@ -366,6 +365,12 @@ def _either(choices: tuple[str, ...]) -> str:
 
 def _unique(items: list[str]) -> list[str]:
     return list(dict.fromkeys(items))
+
+
+def _matrix_statement(session: Session, node: Any, options: EvalOptions, res: Result) -> bool:
+    from .matrices import matrix_statement  # only statements that are matrix forms
+
+    return matrix_statement(session, node, options, res)
 
 
 __all__ = ["DTYPES", "METHODS", "EvalOptions", "Session", "order_limit"]
