@@ -206,6 +206,12 @@ def _at_option(parser: Parser, help: str) -> None:
                   metavar="NAME=EXPR[,NAME=EXPR]", help=help)
 
 
+def _over_option(parser: Parser) -> None:
+    parser.option("--over", default="x=-5:5", metavar="NAME=A:B",
+                  help="The variable and the interval; A and B are expressions (0:2pi).  "
+                  "[default: x=-5:5]")
+
+
 def _settings(parser: Parser, method_help: str) -> None:
     parser.option("--method", type=one_of("--method", *METHODS), default="auto",
                   metavar=_choices(METHODS), help=f"{method_help}  [default: auto]")
@@ -290,9 +296,7 @@ def curve_parser() -> Parser:
     p.arguments.add_argument("exprs", nargs="*", metavar="EXPR",
                              help="Expressions to draw in one figure; each may start "
                              "with assignments and definitions (f(t) = t^2; f(x)).")
-    p.option("--over", default="x=-5:5", metavar="NAME=A:B",
-             help="The variable and the interval; A and B are expressions (0:2pi).  "
-             "[default: x=-5:5]")
+    _over_option(p)
     p.option("--order", type=whole("--order", 0, CURVE_MAX_ORDER), default=0, metavar="N",
              help=f"Draw the derivatives of orders 1..N too.  [default: 0; 0 to {CURVE_MAX_ORDER}]")
     p.option("--points", type=whole("--points", 2, MAX_CURVE_POINTS), default=CURVE_POINTS,
@@ -321,9 +325,7 @@ def extrema_parser() -> Parser:
     p.arguments.add_argument("exprs", nargs="*", metavar="EXPR",
                              help="The expression; it may start with assignments and "
                              "definitions (f(t) = t^3; f(x)).")
-    p.option("--over", default="x=-5:5", metavar="NAME=A:B",
-             help="The variable and the interval; A and B are expressions (0:2pi).  "
-             "[default: x=-5:5]")
+    _over_option(p)
     p.option("--points", type=whole("--points", 2, MAX_CURVE_POINTS), default=ROOT_POINTS,
              metavar="K",
              help="Points of the first sampling of the interval (see docs/roots.md).  "
