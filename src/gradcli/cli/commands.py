@@ -127,6 +127,33 @@ def run_statements(
     return output.status
 
 
+def session_over(args: Any, output: Output, text: str,
+                 **settings: Any) -> tuple[Any, str, float, float] | None:
+    """curve's and extrema's session: made with ``settings``, the --at values
+    bound, and --over's variable and interval read in it; None (each failure
+    said on ``output``, ``text`` the argument shown) where one fails."""
+    from ..errors import GradcliError
+    from ..lang.ranges import over_range
+    from ..session import Session
+    from .input import split_over
+    from .words import CLI_WORDS
+
+    var, interval = split_over(args.over)
+    try:
+        session = Session(words=CLI_WORDS, **settings)
+    except GradcliError as err:
+        output.error(err, None, text)
+        return None
+    if not bind_all_at(session, [pair for pairs in args.at for pair in pairs], output):
+        return None
+    try:
+        a, b = over_range(var, interval, session.number)
+    except GradcliError as err:
+        output.error(err, None, args.over)
+        return None
+    return session, var, a, b
+
+
 def bind_all_at(session: Any, bindings: list[tuple[str, str]], output: Output) -> bool:
     """Bind every --at value in order, reporting each failure; True if all bound."""
     from ..errors import GradcliError, internal_error

@@ -13,9 +13,8 @@ import warnings
 from typing import Any
 
 from ..render.output import Output, colour_enabled, isatty
-from .commands import bind_all_at
+from .commands import session_over
 from .input import UsageProblem, line_of, split_over
-from .words import CLI_WORDS
 
 EXAMPLE = "gradcli curve 'f(t) = t^3 - t; f(x)'"
 MANY = "give each expression its own EXPR argument, as in: gradcli curve 'sin(x)' 'cos(x)'"
@@ -24,15 +23,13 @@ MANY = "give each expression its own EXPR argument, as in: gradcli curve 'sin(x)
 def run_curve(args: Any, after_dashes: list[str]) -> int:
     """``gradcli curve`` with parsed ``args``; the exit status."""
     from ..errors import GradcliError
-    from ..lang.ranges import over_range
     from ..render.plain import RenderOptions
-    from ..session import Session
     from ..session.curves import drawn, not_assigned
 
     exprs = [*args.exprs, *after_dashes]
     if not exprs:
         raise UsageProblem("Missing argument 'EXPR'.")
-    var, interval = split_over(args.over)
+    var = split_over(args.over)[0]  # a bad --over: a usage error before any work
     terminal = isatty(sys.stdout)
     if args.output is None and not terminal:
         raise UsageProblem("standard output is not a terminal: give a file to write, "
@@ -58,19 +55,11 @@ def run_curve(args: Any, after_dashes: list[str]) -> int:
         except GradcliError as err:
             out.error(err, line_of(text, 1, err.line), text)
             return out.status
-    try:
-        session = Session(dtype=args.dtype, device=args.device, method=args.method,
-                          words=CLI_WORDS)
-    except GradcliError as err:
-        out.error(err, None, exprs[0])
+    over = session_over(args, out, exprs[0], dtype=args.dtype, device=args.device,
+                        method=args.method)
+    if over is None:
         return out.status
-    if not bind_all_at(session, [pair for pairs in args.at for pair in pairs], out):
-        return out.status
-    try:
-        a, b = over_range(var, interval, session.number)
-    except GradcliError as err:
-        out.error(err, None, args.over)
-        return out.status
+    session, var, a, b = over
     text = exprs[0]  # the argument an error is shown in
     try:
         with warnings.catch_warnings():  # an interval near the float range's edge

@@ -9,9 +9,8 @@ import warnings
 from typing import Any
 
 from ..render.output import Output
-from .commands import bind_all_at
+from .commands import session_over
 from .input import UsageProblem, line_of, split_over
-from .words import CLI_WORDS
 
 EXAMPLE = "gradcli extrema 'f(t) = t^3 - t; f(x)'"
 MANY = "give it one expression; run gradcli extrema once for each"
@@ -20,10 +19,8 @@ MANY = "give it one expression; run gradcli extrema once for each"
 def run_extrema(args: Any, after_dashes: list[str]) -> int:
     """``gradcli extrema`` with parsed ``args``; the exit status."""
     from ..errors import GradcliError
-    from ..lang.ranges import over_range
     from ..render.extrema import extrema_json, extrema_lines
     from ..render.plain import RenderOptions
-    from ..session import Session
     from ..session.curves import drawn, not_assigned
     from ..session.extrema import find_extrema
 
@@ -32,7 +29,7 @@ def run_extrema(args: Any, after_dashes: list[str]) -> int:
         raise UsageProblem("Missing argument 'EXPR'.")
     if len(exprs) > 1:
         raise UsageProblem(f"extrema takes one EXPR; got {len(exprs)}: {MANY}")
-    var, interval = split_over(args.over)
+    var = split_over(args.over)[0]  # a bad --over: a usage error before any work
     text = exprs[0]
     out = Output(args.format, RenderOptions(digits=args.digits), args.color, line_hints=False)
     try:
@@ -41,18 +38,10 @@ def run_extrema(args: Any, after_dashes: list[str]) -> int:
     except GradcliError as err:
         out.error(err, line_of(text, 1, err.line), text)
         return out.status
-    try:
-        session = Session(words=CLI_WORDS)
-    except GradcliError as err:
-        out.error(err, None, text)
+    over = session_over(args, out, text)
+    if over is None:
         return out.status
-    if not bind_all_at(session, [pair for pairs in args.at for pair in pairs], out):
-        return out.status
-    try:
-        a, b = over_range(var, interval, session.number)
-    except GradcliError as err:
-        out.error(err, None, args.over)
-        return out.status
+    session, var, a, b = over
     try:
         with warnings.catch_warnings():  # nan and inf outside the domain: no roots there
             warnings.simplefilter("ignore", RuntimeWarning)
