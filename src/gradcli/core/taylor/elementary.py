@@ -20,6 +20,7 @@ from .rows import (
     block_state,
     column,
     float_dtype,
+    integrated,
     new_array,
     py_ok,
     py_rows,
@@ -487,7 +488,6 @@ def _erf_series(u0: Any, U: Any, y0: Any, n: int, sign: float) -> Any:
     """y' = sign (2/sqrt(pi)) exp(-u**2) u': the series of g = y'/u' to order
     n - 1 (exp's rule of -u**2), then k y_k = sum_j j u_j g_{k-j}."""
     xp = get_array_module(U)
-    d = U.shape[0]
     c = sign * _TWO_OVER_SQRT_PI
     e0 = xp.exp(-(u0 * u0))
     with _inner():
@@ -496,14 +496,7 @@ def _erf_series(u0: Any, U: Any, y0: Any, n: int, sign: float) -> Any:
             G = exp_rule(-(u0 * u0), -S, e0, n - 1) * c
         else:
             G = xp.zeros((0,) + y0.shape, dtype=float_dtype(y0))
-    g0 = xp.broadcast_to(e0 * c, y0.shape)
-    w = Work(y0, n)
-    Gr = w.rows(g0, G) if w.vec else [g0, *G]
-    Ut = w.weighted(w.rows(u0, U), d)
-    Y = w.out(w.s(y0))
-    for k in range(1, n + 1):
-        w.spput(Y, k, Ut, Gr, 1, min(k, d), 1.0 / k)
-    return w.result(Y)
+    return integrated(y0, n, xp.broadcast_to(e0 * c, y0.shape), G, u0, U)
 
 
 def erf_rule(u0: Any, U: Any, y0: Any, n: int) -> Any:

@@ -10,9 +10,9 @@ import numpy as np
 from ..backend import get_array_module
 from .powers import leading_term, pow_hi
 from .rows import (
-    Work,
     binary,
     float_dtype,
+    integrated,
 )
 from .series import div_hi, mul_hi
 
@@ -26,7 +26,6 @@ def _integral(u0: Any, U: Any, y0: Any, n: int, alpha: float, gamma: float,
     """
     xp = get_array_module(U)
     dtype = float_dtype(y0)
-    d = U.shape[0]
     if alpha == gamma:
         w0 = alpha + gamma * (u0 * u0)
     else:  # 1 - u**2 or u**2 - 1 as a product: the subtraction cancels near |u| = 1
@@ -47,15 +46,7 @@ def _integral(u0: Any, U: Any, y0: Any, n: int, alpha: float, gamma: float,
             G = -G
     else:
         G = xp.zeros((0,) + y0.shape, dtype=dtype)
-    if sign < 0:
-        g0 = -g0
-    w = Work(y0, n)
-    Gr = w.rows(g0, G) if w.vec else [g0, *G]
-    Ut = w.weighted(w.rows(u0, U), d)
-    Y = w.out(w.s(y0))
-    for k in range(1, n + 1):
-        w.spput(Y, k, Ut, Gr, 1, min(k, d), 1.0 / k)
-    return w.result(Y)
+    return integrated(y0, n, -g0 if sign < 0 else g0, G, u0, U)
 
 
 def asin_rule(u0: Any, U: Any, y0: Any, n: int) -> Any:

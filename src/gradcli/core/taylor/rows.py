@@ -356,3 +356,17 @@ def column(values: Any, ndim: int, xp: Any, dtype: Any) -> Any:
     """A per-order column (n, 1, ..., 1) that scales the rows of a stacked array."""
     v = xp.asarray(values, dtype=dtype)
     return v.reshape(v.shape + (1,) * ndim)
+
+
+def integrated(y0: Any, n: int, g0: Any, G: Any, u0: Any, U: Any) -> Any:
+    """The rows of y, to order n, where y' = g(u) u' (erf, asin, atan, ...):
+    ``g0``, ``G`` are g's series to order n - 1 and ``u0``, ``U`` u's; then
+    k y_k = sum_{j=1..k} j u_j g_{k-j}."""
+    d = U.shape[0]
+    w = Work(y0, n)
+    Gr = w.rows(g0, G) if w.vec else [g0, *G]
+    Ut = w.weighted(w.rows(u0, U), d)
+    Y = w.out(w.s(y0))
+    for k in range(1, n + 1):
+        w.spput(Y, k, Ut, Gr, 1, min(k, d), 1.0 / k)
+    return w.result(Y)
